@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Lifecycle support on the BPF side: the exit record userspace reads to learn
+ * why the scheduler stopped (see include/scxpol/sched.h). Every policy calls
+ * scxpol_exit_record() from its ops.exit callback.
+ */
+#ifndef SCXPOL_SCHED_BPF_H
+#define SCXPOL_SCHED_BPF_H
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/abi/sched.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_exit_record);
+} scxpol_exit SEC(".maps");
+
+/* 6.18+ says which CPU triggered the exit; older kernels lack the field. */
+struct scx_exit_info___cpu {
+	s32 exit_cpu;
+} __attribute__((preserve_access_index));
+
+/* Copy the kernel's exit info into the record; call from ops.exit. */
+static __always_inline void scxpol_exit_record(struct scx_exit_info *ei)
+{
+	u32 zero = 0;
+	struct scxpol_exit_record *r = bpf_map_lookup_elem(&scxpol_exit, &zero);
+
+	if (!r)
+		return;
+	bpf_probe_read_kernel_str(r->reason, sizeof(r->reason), BPF_CORE_READ(ei, reason));
+	bpf_probe_read_kernel_str(r->msg, sizeof(r->msg), BPF_CORE_READ(ei, msg));
+	r->exit_code = BPF_CORE_READ(ei, exit_code);
+	r->exit_cpu = -1;
+	if (bpf_core_field_exists(((struct scx_exit_info___cpu *)ei)->exit_cpu))
+		r->exit_cpu = BPF_CORE_READ((struct scx_exit_info___cpu *)ei, exit_cpu);
+	/* kind last: userspace treats a non-zero kind as "record complete" */
+	asm volatile("" ::: "memory");
+	WRITE_ONCE(r->kind, BPF_CORE_READ(ei, kind));
+}
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The library's per-task context: one task-local storage entry holding what
+ * the vtime, pool and hint helpers remember about a task, so a callback pays
+ * for one storage lookup, not one per helper.
+ *
+ * Create it in ops.init_task with scxpol_task_init(); other callbacks use
+ * scxpol_task_ctx(), which returns NULL only if the kernel is out of memory.
+ */
+#ifndef SCXPOL_TASK_BPF_H
+#define SCXPOL_TASK_BPF_H
+
+#include <scxpol/common.bpf.h>
+
+struct scxpol_task_ctx {
+	u64 run_start;     /* clock when it last started running */
+	u64 last_runtime;  /* ns it ran during its last stint on a CPU */
+	u64 slice;         /* slice given at its last insert */
+	u32 nr_enqueues;   /* enqueues so far (Algorithm 1's counter) */
+	u32 nr_sleeps;     /* sleeps since the last vtime reset */
+	u32 full_slices;   /* consecutive stints that used the whole slice */
+	s32 pool;          /* pool/domain it was last placed in, -1 none */
+	u32 pool_gen;      /* pool table generation of that placement */
+	u32 flags;         /* SCXPOL_TASKF_* */
+	u64 hint_gen;      /* hint generation last applied */
+	u32 hint_class;    /* cached hint fields (see hint.bpf.h) */
+	u32 hint_importance;
+};
+
+#define SCXPOL_TASKF_BUSY_POLL (1U << 0) /* demoted as a busy poller */
+#define SCXPOL_TASKF_BORROWED (1U << 1)  /* runs on a CPU borrowed from another pool */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct scxpol_task_ctx);
+} scxpol_task_stor SEC(".maps");
+
+/* Create @p's context; from ops.init_task. Returns -ENOMEM on failure. */
+static __always_inline s32 scxpol_task_init(struct task_struct *p)
+{
+	struct scxpol_task_ctx *c;
+
+	c = bpf_task_storage_get(&scxpol_task_stor, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return -ENOMEM;
+	c->pool = -1;
+	return 0;
+}
+
+/* @p's context, created on demand (tasks that predate the scheduler). */
+static __always_inline struct scxpol_task_ctx *scxpol_task_ctx(struct task_struct *p)
+{
+	return bpf_task_storage_get(&scxpol_task_stor, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+#endif

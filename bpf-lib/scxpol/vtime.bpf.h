@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Virtual time: weighted fair ordering for vtime DSQs.
+ *
+ * A task's vtime (p->scx.dsq_vtime) grows by the time it runs scaled by
+ * 100 / weight (weight 100 = nice 0). Each pool/domain has a clock, the
+ * highest vtime of a task that started running there; it only moves forward
+ * and is safe to advance from any CPU.
+ *
+ * Lag: a waking task may be at most one slice behind the clock (it gets a
+ * bounded boost for having slept), and a task that is re-enqueued without
+ * having slept (preempted, yielded, slice expired) is put no earlier than the
+ * clock. A task ahead of the clock keeps its lead across sleeps, so short
+ * sleeps do not wash away a penalty.
+ *
+ * Rules (struct scxpol_vclock.rule):
+ *  SCXPOL_VTIME_FAIR  the weighted charge above.
+ *  SCXPOL_VTIME_ALG1  Algorithm 1 of "Serverless platform driven CPU
+ *                     load balancing": on every enqueue vtime grows by the
+ *                     last stint's runtime divided by how often the task
+ *                     slept since the last reset; every reset_every-th
+ *                     enqueue it is reset to the clock. Short, sleepy
+ *                     workers move ahead; busy pollers fall behind.
+ *
+ * Busy-poll signal: a task that used its whole slice without sleeping for
+ * busy_poll_after consecutive stints is flagged; scxpol_vtime_busy_poll()
+ * tells the policy, which may de-prioritise it.
+ *
+ * Callbacks to wire (see examples/minimal): init_task -> scxpol_task_init,
+ * enable -> scxpol_vtime_enable, enqueue -> scxpol_vtime_enqueue,
+ * running -> scxpol_vtime_running, stopping -> scxpol_vtime_stopping,
+ * quiescent -> scxpol_vtime_quiescent (Algorithm 1 and busy-poll only).
+ */
+#ifndef SCXPOL_VTIME_BPF_H
+#define SCXPOL_VTIME_BPF_H
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/compat.bpf.h>
+#include <scxpol/task.bpf.h>
+
+enum scxpol_vtime_rule {
+	SCXPOL_VTIME_FAIR = 0,
+	SCXPOL_VTIME_ALG1 = 1,
+};
+
+struct scxpol_vclock {
+	u64 now;              /* the clock */
+	u32 rule;             /* enum scxpol_vtime_rule */
+	u32 reset_every;      /* Algorithm 1's n (0 = never reset) */
+	u32 busy_poll_after;  /* full-slice stints before the busy-poll flag (0 = off) */
+};
+
+/* Weighted charge of @runtime_ns for a task of @weight (100 = nice 0). */
+static __always_inline u64 scxpol_vtime_scale(u64 runtime_ns, u32 weight)
+{
+	return runtime_ns * 100 / (weight ? weight : 100);
+}
+
+static __always_inline u64 scxpol_vclock_read(const struct scxpol_vclock *c)
+{
+	return READ_ONCE(c->now);
+}
+
+/* Move @c forward to @vtime if it is ahead; never backward. */
+static __always_inline void scxpol_vclock_advance(struct scxpol_vclock *c, u64 vtime)
+{
+	u64 cur = READ_ONCE(c->now);
+	int i;
+
+	/* A lost race means someone else advanced it: retry a few times only. */
+	for (i = 0; i < 8 && scxpol_time_before(cur, vtime); i++) {
+		u64 old = __sync_val_compare_and_swap(&c->now, cur, vtime);
+
+		if (old == cur)
+			break;
+		cur = old;
+	}
+}
+
+/* A task joining the scheduler (ops.enable) starts at the clock. */
+static __always_inline void scxpol_vtime_enable(struct scxpol_vclock *c, struct task_struct *p)
+{
+	p->scx.dsq_vtime = scxpol_vclock_read(c);
+}
+
+/*
+ * The vtime to insert @p with (ops.enqueue), applying the lag rules and the
+ * clock's rule. @slice is the slice @p will get. Also stores it in
+ * p->scx.dsq_vtime.
+ */
+static __always_inline u64 scxpol_vtime_enqueue(struct scxpol_vclock *c, struct task_struct *p,
+						u64 enq_flags, u64 slice)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+	u64 now = scxpol_vclock_read(c);
+	u64 vtime = p->scx.dsq_vtime;
+	u64 floor;
+
+	if (t) {
+		t->slice = slice;
+		if (c->rule == SCXPOL_VTIME_ALG1) {
+			if (c->reset_every && t->nr_enqueues % c->reset_every == 0) {
+				vtime = now;
+				t->nr_sleeps = 0;
+			} else {
+				vtime += t->last_runtime / (t->nr_sleeps + 1);
+			}
+		}
+		t->nr_enqueues++;
+	}
+	floor = (enq_flags & SCXPOL_ENQ_WAKEUP) ? now - slice : now;
+	if (scxpol_time_before(vtime, floor))
+		vtime = floor;
+	p->scx.dsq_vtime = vtime;
+	return vtime;
+}
+
+/* @p starts running (ops.running): remember when, and advance the clock. */
+static __always_inline void scxpol_vtime_running(struct scxpol_vclock *c, struct task_struct *p)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+
+	if (t)
+		t->run_start = scxpol_now();
+	scxpol_vclock_advance(c, p->scx.dsq_vtime);
+}
+
+/*
+ * @p stops running (ops.stopping): charge the time it ran. Under the FAIR
+ * rule the charge goes into its vtime now; under ALG1 it is applied at the
+ * next enqueue, divided by its sleep frequency. Detects busy polling.
+ */
+static __always_inline void scxpol_vtime_stopping(struct scxpol_vclock *c, struct task_struct *p,
+						  bool runnable)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+	u64 ran;
+
+	if (!t || !t->run_start)
+		return;
+	ran = scxpol_now() - t->run_start;
+	t->last_runtime = scxpol_vtime_scale(ran, p->scx.weight);
+	if (c->rule == SCXPOL_VTIME_FAIR)
+		p->scx.dsq_vtime += t->last_runtime;
+	/* Still runnable with the slice used up: it did not sleep. */
+	if (runnable && t->slice && ran >= t->slice) {
+		if (t->full_slices < 0xffffffff)
+			t->full_slices++;
+	} else if (!runnable) {
+		t->full_slices = 0;
+	}
+	if (c->busy_poll_after && t->full_slices >= c->busy_poll_after)
+		t->flags |= SCXPOL_TASKF_BUSY_POLL;
+	else
+		t->flags &= ~SCXPOL_TASKF_BUSY_POLL;
+}
+
+/* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it. */
+static __always_inline void scxpol_vtime_quiescent(struct task_struct *p, u64 deq_flags)
+{
+	struct scxpol_task_ctx *t;
+
+	if (!(deq_flags & SCXPOL_DEQ_SLEEP))
+		return;
+	t = scxpol_task_ctx(p);
+	if (t && t->nr_sleeps < 0xffffffff)
+		t->nr_sleeps++;
+}
+
+/* Whether @p is flagged as a busy poller (see busy_poll_after). */
+static __always_inline bool scxpol_vtime_busy_poll(struct task_struct *p)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+
+	return t && (t->flags & SCXPOL_TASKF_BUSY_POLL);
+}
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * DSQ id namespace, shared by the BPF side and userspace (for stats and
+ * debugging output). See bpf-lib/scxpol/dsq.bpf.h.
+ */
+#ifndef SCXPOL_ABI_DSQ_H
+#define SCXPOL_ABI_DSQ_H
+
+#define SCXPOL_DSQ_KIND_SHIFT 56
+#define SCXPOL_DSQ_INDEX_MASK ((1ULL << SCXPOL_DSQ_KIND_SHIFT) - 1)
+
+enum scxpol_dsq_kind {
+	SCXPOL_DSQ_KIND_SHARED = 1,
+	SCXPOL_DSQ_KIND_POOL = 2,
+	SCXPOL_DSQ_KIND_POOL_LLC = 3,
+	SCXPOL_DSQ_KIND_LLC = 4,
+	SCXPOL_DSQ_KIND_CPU = 5,
+	SCXPOL_DSQ_KIND_USER = 6,
+};
+
+#define SCXPOL_DSQ_ID(kind, index) \
+	(((unsigned long long)(kind) << SCXPOL_DSQ_KIND_SHIFT) | \
+	 ((unsigned long long)(index) & SCXPOL_DSQ_INDEX_MASK))
+#define SCXPOL_DSQ_SHARED SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_SHARED, 0)
+#define SCXPOL_DSQ_POOL(pool) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_POOL, (pool))
+/* LLC ids are below 2^24 in any kernel; pools get the bits above. */
+#define SCXPOL_DSQ_POOL_LLC(pool, llc) \
+	SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_POOL_LLC, ((unsigned long long)(pool) << 24) | ((llc) & 0xffffff))
+#define SCXPOL_DSQ_LLC(llc) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_LLC, (llc))
+#define SCXPOL_DSQ_CPU(cpu) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_CPU, (cpu))
+#define SCXPOL_DSQ_USER(n) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_USER, (n))
+
+#define SCXPOL_DSQ_KIND(id) ((unsigned int)(((id) >> SCXPOL_DSQ_KIND_SHIFT) & 0x7f))
+#define SCXPOL_DSQ_INDEX(id) ((id) & SCXPOL_DSQ_INDEX_MASK)
+
+#endif

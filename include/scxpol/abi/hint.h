@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Hints: what userspace (a control plane, or the application itself) tells
+ * the policy about a cgroup, a process or a thread. Shared by the BPF side
+ * (bpf-lib/scxpol/hint.bpf.h) and userspace (include/scxpol/hint.h).
+ *
+ * Maps, pinned under /sys/fs/bpf/scxpol/<policy>/ so they outlive a restart
+ * of the policy process:
+ *   scxpol_hint_cgrp   HASH  cgroup id (u64) -> struct scxpol_hint
+ *   scxpol_hint_tgid   HASH  tgid (u32)      -> struct scxpol_hint
+ *   scxpol_hint_tid    HASH  tid (u32)       -> struct scxpol_hint
+ *   scxpol_hint_slots  ARRAY (mmap-able) of struct scxpol_hint_slot: one per
+ *                      registered thread, written by the thread itself
+ *                      without a syscall
+ *   scxpol_hint_slot_idx HASH tid (u32) -> slot index (u32)
+ *   scxpol_hint_meta   ARRAY[1] of struct scxpol_hint_meta
+ * Precedence: tid > tgid > cgroup (the innermost cgroup with a hint, then
+ * its ancestors). A slot's importance overrides the map hint's importance.
+ */
+#ifndef SCXPOL_ABI_HINT_H
+#define SCXPOL_ABI_HINT_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define SCXPOL_HINT_POOL_NONE (-1)
+
+/* struct scxpol_hint.flags */
+#define SCXPOL_HINT_F_POOL (1U << 0)       /* .pool is set */
+#define SCXPOL_HINT_F_CLASS (1U << 1)      /* .class is set */
+#define SCXPOL_HINT_F_IMPORTANCE (1U << 2) /* .importance is set */
+#define SCXPOL_HINT_F_ALL (SCXPOL_HINT_F_POOL | SCXPOL_HINT_F_CLASS | SCXPOL_HINT_F_IMPORTANCE)
+
+struct scxpol_hint {
+	__s32 pool;       /* pool/domain index */
+	__u32 class;      /* policy-defined class (e.g. ads: 0 background, 1 critical) */
+	__u32 importance; /* 0 normal; larger is more important; <= max_importance */
+	__u32 flags;      /* SCXPOL_HINT_F_*: which fields are meaningful */
+};
+
+/* A per-thread slot in the mmap-ed array; the thread writes importance. */
+struct scxpol_hint_slot {
+	__u32 tid;        /* owner; 0 = free */
+	__u32 importance; /* current importance, flipped by the thread */
+	__u32 seq;        /* bumped on every change (debugging, stats) */
+	__u32 pad;
+};
+
+/* Limits the BPF side validates hints against (set at load). */
+struct scxpol_hint_meta {
+	__u64 gen;            /* bumped by userspace on every hint map write */
+	__u32 nr_pools;       /* pool values must be < nr_pools */
+	__u32 nr_classes;     /* class values must be < nr_classes */
+	__u32 max_importance; /* importance values must be <= this */
+	__u32 nr_slots;       /* entries in scxpol_hint_slots */
+};
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Stats counters shared by the BPF side (bpf-lib/scxpol/stats.bpf.h) and
+ * userspace (include/scxpol/stats.h). The names are stable: tools and
+ * dashboards key on them. New counters are appended, never renumbered.
+ *
+ * The per-CPU array map `scxpol_stats` has SCXPOL_STAT_NR library counters
+ * followed by SCXPOL_STAT_USER_NR counters a policy may use for its own
+ * purposes (named from userspace, see scxpol_stats_opts.user_names).
+ */
+#ifndef SCXPOL_ABI_STATS_H
+#define SCXPOL_ABI_STATS_H
+
+enum scxpol_stat {
+	SCXPOL_STAT_ENQUEUE,            /* tasks enqueued (ops.enqueue) */
+	SCXPOL_STAT_DIRECT,             /* inserted straight into an idle CPU's local DSQ */
+	SCXPOL_STAT_DISPATCH_POOL,      /* dispatched from the CPU's own pool/domain queue */
+	SCXPOL_STAT_DISPATCH_SHARED,    /* dispatched from the shared fallback queue */
+	SCXPOL_STAT_DISPATCH_STEAL,     /* dispatched after stealing from another domain */
+	SCXPOL_STAT_DISPATCH_BORROW,    /* a lending pool's idle CPU ran another pool's task */
+	SCXPOL_STAT_DISPATCH_NONE,      /* dispatch found nothing to run */
+	SCXPOL_STAT_BORROW_IDLE,        /* select_cpu placed a task on another pool's idle CPU */
+	SCXPOL_STAT_RECLAIM,            /* a borrowed CPU was preempted back for its own pool */
+	SCXPOL_STAT_HINT_HIT,           /* a hint applied to a task */
+	SCXPOL_STAT_HINT_MISS,          /* no hint for a task */
+	SCXPOL_STAT_HINT_REJECT,        /* a hint ignored for out-of-range values */
+	SCXPOL_STAT_BUSY_POLL_DEMOTE,   /* a busy-polling task de-prioritised */
+	SCXPOL_STAT_POOL_COMMIT,        /* pool tables published by userspace */
+	SCXPOL_STAT_POOL_REJECT,        /* a pool publication rejected (bad input) */
+	SCXPOL_STAT_IMPORTANT,          /* tasks run as "important" (hint) */
+	SCXPOL_STAT_NR,
+};
+
+#define SCXPOL_STAT_USER_NR 16
+#define SCXPOL_STAT_TOTAL (SCXPOL_STAT_NR + SCXPOL_STAT_USER_NR)
+
+/* Stable names, index = enum scxpol_stat. */
+#define SCXPOL_STAT_NAMES                                                     \
+	"enqueue", "direct", "dispatch_pool", "dispatch_shared", "dispatch_steal", \
+	"dispatch_borrow", "dispatch_none", "borrow_idle", "reclaim", "hint_hit", \
+	"hint_miss", "hint_reject", "busy_poll_demote", "pool_commit",        \
+	"pool_reject", "important"
+
+#endif

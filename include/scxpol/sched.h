@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Scheduler lifecycle: open, configure, load, attach, run, detach, restart.
+ *
+ * A policy is a BPF skeleton with one struct_ops map (struct sched_ext_ops).
+ * The library owns the sequence around it:
+ *
+ *   open skeleton -> configure hook -> load (verifier) -> loaded hook ->
+ *   attach -> run loop (signals, periodic hook, exit detection) -> detach ->
+ *   exit reason -> restart from "open" when the kernel asks for it (CPU
+ *   hotplug), keeping pinned maps.
+ *
+ * The BPF side must call scxpol_exit_record() from its ops.exit callback
+ * (bpf-lib/scxpol/sched.bpf.h); that is how the library learns why the
+ * scheduler stopped.
+ */
+#ifndef SCXPOL_SCHED_H
+#define SCXPOL_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <scxpol/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct bpf_object;
+struct bpf_object_open_opts;
+struct scxpol_sched;
+struct scxpol_skel; /* <scxpol/skel.h> */
+
+/* A policy hook. @skel is the current skeleton (a new one after restart). */
+typedef int (*scxpol_sched_hook)(struct scxpol_sched *s, void *skel, void *ctx);
+
+struct scxpol_sched_opts {
+	size_t sz;
+	/* Skeleton glue (SCXPOL_SKEL(name)); required. */
+	const struct scxpol_skel *skel;
+	/*
+	 * Name of the struct_ops map; NULL picks the object's only struct_ops
+	 * map. The policy's name (pin directory, messages) is the ops' name
+	 * field as the BPF side set it.
+	 */
+	const char *ops_map;
+	/* After open, before load: set rodata, size maps. May be NULL. */
+	scxpol_sched_hook configure;
+	/* After load, before attach: fill maps, publish pools. May be NULL. */
+	scxpol_sched_hook loaded;
+	void *ctx;
+	/*
+	 * Directory for maps the BPF side declares with
+	 * __uint(pinning, LIBBPF_PIN_BY_NAME). NULL: /sys/fs/bpf/scxpol/<name>.
+	 */
+	const char *pin_root;
+	/* Mode of pinned map files (default 0600) and their group (-1: keep). */
+	unsigned int pin_mode;
+	int pin_gid;
+	/* Root of sysfs paths (tests use fake trees); NULL means "". */
+	const char *sysfs_root;
+	/* Kernel BTF for CO-RE and struct_ops; NULL: the running kernel's. */
+	const char *btf_path;
+};
+
+/*
+ * scxpol_sched_open - open the skeleton and run the configure hook.
+ * Returns NULL with errno set and scxpol_last_error() describing why.
+ */
+SCXPOL_API struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts);
+
+/*
+ * scxpol_sched_load - check that the kernel can run the policy (sched_ext
+ * present, every ops callback known to the kernel), load it through the
+ * verifier, then run the loaded hook. -EOPNOTSUPP: no sched_ext or a missing
+ * callback; other errors come from libbpf or the hook.
+ */
+SCXPOL_API int scxpol_sched_load(struct scxpol_sched *s);
+
+/*
+ * scxpol_sched_attach - register the struct_ops with the kernel and attach
+ * the object's other auto-attach programs. -EBUSY when another sched_ext
+ * scheduler is attached (the message names it).
+ */
+SCXPOL_API int scxpol_sched_attach(struct scxpol_sched *s);
+
+/*
+ * scxpol_sched_detach - unregister (if attached) and record the exit reason.
+ * Safe to call more than once.
+ */
+SCXPOL_API int scxpol_sched_detach(struct scxpol_sched *s);
+
+/* scxpol_sched_close - detach if needed and free everything. NULL is a no-op. */
+SCXPOL_API void scxpol_sched_close(struct scxpol_sched *s);
+
+/* The current skeleton (changes after a restart) and its BPF object. */
+SCXPOL_API void *scxpol_sched_skel(const struct scxpol_sched *s);
+SCXPOL_API struct bpf_object *scxpol_sched_object(const struct scxpol_sched *s);
+
+/* The policy name (ops.name), e.g. "minimal". */
+SCXPOL_API const char *scxpol_sched_name(const struct scxpol_sched *s);
+
+/* Directory where this policy's maps are pinned. */
+SCXPOL_API const char *scxpol_sched_pin_root(const struct scxpol_sched *s);
+
+/* Whether the BPF side has recorded an exit (the scheduler stopped). */
+SCXPOL_API bool scxpol_sched_exited(struct scxpol_sched *s);
+
+/* How many times scxpol_sched_run() restarted the policy. */
+SCXPOL_API unsigned int scxpol_sched_restarts(const struct scxpol_sched *s);
+
+struct scxpol_exit_info {
+	int kind;               /* enum scx_exit_kind value, 0 = still running */
+	const char *kind_name;  /* "UNREG", "ERROR_STALL", ... */
+	int64_t exit_code;
+	bool restart;           /* kernel asked userspace to restart */
+	const char *reason;     /* kernel's reason, e.g. "unregistered from user space" */
+	const char *msg;        /* policy's or kernel's message; may be "" */
+};
+
+/*
+ * scxpol_sched_exit_info - why the scheduler stopped. Strings stay valid
+ * until the next load or close. -ENODATA while it has not stopped.
+ */
+SCXPOL_API int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out);
+
+/* Name of an exit kind ("NONE", "DONE", "UNREG", "ERROR_STALL", ...). */
+SCXPOL_API const char *scxpol_exit_kind_name(int kind);
+
+struct scxpol_run_opts {
+	size_t sz;
+	/* Period of the periodic hook in ms (default 1000). */
+	unsigned int interval_ms;
+	/* Called every interval while attached; an error stops the run. */
+	scxpol_sched_hook periodic;
+	void *ctx;
+	/* Restart when the kernel asks (hotplug); on by default. */
+	bool no_restart;
+	/* Give up after this many restarts (0: no limit). */
+	unsigned int max_restarts;
+};
+
+/*
+ * scxpol_sched_run - load and attach if needed, then wait for SIGINT,
+ * SIGTERM or the scheduler's exit, calling the periodic hook; detach; restart
+ * when the kernel asks. Returns 0 after a signal or an orderly unregister,
+ * -ECANCELED when the scheduler stopped on an error (exit info says why),
+ * or a negative errno from load/attach/hooks. Signal handlers for SIGINT and
+ * SIGTERM are installed for the duration of the call.
+ */
+SCXPOL_API int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *opts);
+
+/* Ask a running scxpol_sched_run() to stop (async-signal-safe). */
+SCXPOL_API void scxpol_sched_stop(struct scxpol_sched *s);
+
+struct scxpol_prog_stat {
+	const char *name;        /* program name */
+	uint32_t verified_insns; /* instructions the verifier processed */
+	uint64_t run_cnt;        /* with kernel.bpf_stats_enabled=1 */
+	uint64_t run_time_ns;
+};
+
+/*
+ * scxpol_sched_prog_stats - per-program verifier work and run statistics of
+ * the loaded object. Fills up to @n entries, returns how many programs there
+ * are (call with n = 0 to size the array).
+ */
+SCXPOL_API int scxpol_sched_prog_stats(struct scxpol_sched *s, struct scxpol_prog_stat *out,
+				       size_t n);
+
+/*
+ * scxpol_sched_print_prog_stats - one line per program to @f:
+ * "<policy>: verifier: <prog> <insns> insns". Returns 0 or a negative errno.
+ */
+SCXPOL_API int scxpol_sched_print_prog_stats(struct scxpol_sched *s, FILE *f);
+
+/*
+ * scxpol_sched_print_exit - "<policy>: exit <KIND> (<reason>)[: <msg>]" to @f.
+ * -ENODATA if the scheduler has not stopped.
+ */
+SCXPOL_API int scxpol_sched_print_exit(struct scxpol_sched *s, FILE *f);
+
+/*
+ * scxpol_sched_state - read /sys/kernel/sched_ext/state and root/ops.
+ * @state gets "enabled", "disabled", ...; @ops the attached ops' name or "".
+ * -EOPNOTSUPP when the kernel has no sched_ext.
+ */
+SCXPOL_API int scxpol_sched_state(const char *sysfs_root, char *state, size_t state_len,
+				  char *ops, size_t ops_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

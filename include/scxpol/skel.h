@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * What a policy's loader includes before its bpftool-generated skeleton:
+ * the kernel-style integer names the skeleton uses for BPF globals (u64,
+ * s32, ...) and the glue that lets the library drive the skeleton.
+ *
+ *   #include <scxpol/skel.h>
+ *   #include "my.bpf.skel.h"
+ *   SCXPOL_SKEL_DEFINE(my_bpf);
+ *   ... opts.skel = SCXPOL_SKEL(my_bpf);
+ */
+#ifndef SCXPOL_SKEL_H
+#define SCXPOL_SKEL_H
+
+#include <linux/types.h>
+
+#include <scxpol/sched.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s8 s8;
+typedef __s16 s16;
+typedef __s32 s32;
+typedef __s64 s64;
+
+/*
+ * How the library drives a bpftool-generated skeleton. Fill it with
+ * SCXPOL_SKEL_DEFINE(name), where `name` is the skeleton's type name
+ * (e.g. minimal_bpf for minimal.bpf.c).
+ */
+struct scxpol_skel {
+	void *(*open)(const struct bpf_object_open_opts *opts);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	struct bpf_object *(*object)(void *skel);
+};
+
+#define SCXPOL_SKEL_DEFINE(name)                                              \
+	static void *name##__scxpol_open(const struct bpf_object_open_opts *o) \
+	{                                                                      \
+		return name##__open_opts(o);                                   \
+	}                                                                      \
+	static int name##__scxpol_load(void *s)                                \
+	{                                                                      \
+		return name##__load((struct name *)s);                         \
+	}                                                                      \
+	static void name##__scxpol_destroy(void *s)                            \
+	{                                                                      \
+		name##__destroy((struct name *)s);                             \
+	}                                                                      \
+	static struct bpf_object *name##__scxpol_object(void *s)               \
+	{                                                                      \
+		return ((struct name *)s)->obj;                                \
+	}                                                                      \
+	static const struct scxpol_skel name##__scxpol_skel = {                \
+		.open = name##__scxpol_open,                                   \
+		.load = name##__scxpol_load,                                   \
+		.destroy = name##__scxpol_destroy,                             \
+		.object = name##__scxpol_object,                               \
+	}
+
+/* The skeleton description produced by SCXPOL_SKEL_DEFINE(name). */
+#define SCXPOL_SKEL(name) (&name##__scxpol_skel)
+
+#endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* Logging, last-error buffer and small file helpers shared by the library. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static scxpol_log_fn log_fn;
+static void *log_ctx;
+static enum scxpol_log_level log_max = SCXPOL_LOG_WARN;
+static _Thread_local char last_error[512];
+
+static void default_log(enum scxpol_log_level level, const char *msg, void *ctx)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+
+	(void)ctx;
+	fprintf(stderr, "libscxpol: %s: %s\n", names[level], msg);
+}
+
+void scxpol_log_set(scxpol_log_fn fn, enum scxpol_log_level max_level, void *ctx)
+{
+	log_fn = fn;
+	log_ctx = ctx;
+	log_max = max_level;
+}
+
+static void vlog(enum scxpol_log_level level, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	size_t n;
+
+	if (level > log_max)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	(log_fn ? log_fn : default_log)(level, msg, log_ctx);
+}
+
+void scxpol_log(enum scxpol_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+static void set_error(const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, copy);
+	va_end(copy);
+	vlog(SCXPOL_LOG_WARN, fmt, ap);
+}
+
+int scxpol_err(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error(fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+void *scxpol_err_ptr(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error(fmt, ap);
+	va_end(ap);
+	errno = err;
+	return NULL;
+}
+
+void scxpol_err_clear(void)
+{
+	last_error[0] = '\0';
+}
+
+const char *scxpol_last_error(void)
+{
+	return last_error;
+}
+
+const char *scxpol_version(void)
+{
+	return SCXPOL_STR(SCXPOL_VERSION_MAJOR) "." SCXPOL_STR(SCXPOL_VERSION_MINOR);
+}
+
+int scxpol_read_file(const char *root, const char *path, char *buf, size_t len)
+{
+	char full[4096];
+	ssize_t n;
+	int fd, r;
+
+	if (!len)
+		return -EINVAL;
+	r = snprintf(full, sizeof(full), "%s%s", root ? root : "", path);
+	if (r < 0 || (size_t)r >= sizeof(full))
+		return -ENAMETOOLONG;
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r)
+		return r;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+bool scxpol_opts_valid(const void *opts, size_t known_sz, const char *type)
+{
+	const unsigned char *p = opts;
+	size_t sz = *(const size_t *)opts, i;
+
+	if (sz < sizeof(size_t))
+		return scxpol_err(EINVAL, "%s: sz is %zu; set it to sizeof(struct %s)",
+				  type, sz, type), false;
+	for (i = known_sz; i < sz; i++)
+		if (p[i])
+			return scxpol_err(EINVAL, "%s: caller's struct has non-zero fields this "
+					  "libscxpol (%s) does not know (byte %zu)",
+					  type, scxpol_version(), i), false;
+	return true;
+}

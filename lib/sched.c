@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* Scheduler lifecycle: open/load/attach/run/detach/restart of a policy. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+#include "scxpol/abi/sched.h"
+#include "scxpol/sched.h"
+#include "scxpol/skel.h"
+
+#define EXIT_MAP "scxpol_exit"
+#define PIN_BASE "/sys/fs/bpf/scxpol"
+
+struct scxpol_sched {
+	struct scxpol_sched_opts opts;
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_map *ops_map;
+	struct bpf_link *ops_link;
+	struct bpf_link **links;
+	size_t nr_links;
+	bool loaded;
+	char name[128];
+	char pin_root[PATH_MAX];
+	char sysfs_root[PATH_MAX];
+	char btf_path[PATH_MAX];
+	struct scxpol_exit_record exit;
+	bool have_exit;
+	unsigned int restarts;
+	volatile sig_atomic_t stop;
+	int wake_fd[2];
+};
+
+static const char *const exit_kind_names[][2] = {
+	{ "0", "NONE" },	  { "1", "DONE" },	   { "64", "UNREG" },
+	{ "65", "UNREG_BPF" },	  { "66", "UNREG_KERN" },  { "67", "SYSRQ" },
+	{ "68", "PARENT" },	  { "1024", "ERROR" },	   { "1025", "ERROR_BPF" },
+	{ "1026", "ERROR_STALL" },
+};
+
+const char *scxpol_exit_kind_name(int kind)
+{
+	char num[16];
+	size_t i;
+
+	snprintf(num, sizeof(num), "%d", kind);
+	for (i = 0; i < ARRAY_SIZE(exit_kind_names); i++)
+		if (!strcmp(exit_kind_names[i][0], num))
+			return exit_kind_names[i][1];
+	return kind >= 1024 ? "ERROR(unknown)" : "UNKNOWN";
+}
+
+static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const enum scxpol_log_level map[] = {
+		[LIBBPF_WARN] = SCXPOL_LOG_WARN,
+		[LIBBPF_INFO] = SCXPOL_LOG_INFO,
+		[LIBBPF_DEBUG] = SCXPOL_LOG_DEBUG,
+	};
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	scxpol_log(map[level], "libbpf: %s", msg);
+	return 0;
+}
+
+int scxpol_sched_state(const char *sysfs_root, char *state, size_t state_len, char *ops,
+		       size_t ops_len)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/sys/kernel/sched_ext", sysfs_root ? sysfs_root : "");
+	if (stat(dir, &st))
+		return scxpol_err(EOPNOTSUPP,
+				  "this kernel has no sched_ext (%s is missing; it needs "
+				  "CONFIG_SCHED_CLASS_EXT=y, Linux 6.12 or later)", dir);
+	r = scxpol_read_file(sysfs_root, "/sys/kernel/sched_ext/state", state, state_len);
+	if (r < 0)
+		return scxpol_err(-r, "cannot read %s/state: %s", dir, strerror(-r));
+	if (ops && ops_len) {
+		r = scxpol_read_file(sysfs_root, "/sys/kernel/sched_ext/root/ops", ops, ops_len);
+		if (r < 0)
+			ops[0] = '\0';
+	}
+	return 0;
+}
+
+/* Find the struct_ops map: the named one, or the only one. */
+static int find_ops_map(struct scxpol_sched *s)
+{
+	const char *want = s->opts.ops_map;
+	struct bpf_map *map, *found = NULL;
+	int n = 0;
+
+	bpf_object__for_each_map(map, s->obj) {
+		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		if (want ? !strcmp(bpf_map__name(map), want) : !n)
+			found = map;
+		n++;
+	}
+	if (want && !found)
+		return scxpol_err(ENOENT, "struct_ops map '%s' not found in the BPF object", want);
+	if (!n)
+		return scxpol_err(ENOENT, "the BPF object has no struct_ops map (SEC(\".struct_ops.link\"))");
+	if (!want && n > 1)
+		return scxpol_err(EINVAL, "the BPF object has %d struct_ops maps; set opts.ops_map", n);
+	s->ops_map = found;
+	return 0;
+}
+
+/*
+ * Pointer to member @field of the struct_ops map's data, laid out as the
+ * BPF object's BTF (the policy's vmlinux.h) says.
+ */
+static void *ops_field(struct scxpol_sched *s, const char *field, size_t *size)
+{
+	const struct btf *btf = bpf_object__btf(s->obj);
+	const struct btf_type *t;
+	const struct btf_member *m;
+	size_t data_sz;
+	char *data;
+	int i;
+
+	data = bpf_map__initial_value(s->ops_map, &data_sz);
+	t = btf__type_by_id(btf, bpf_map__btf_value_type_id(s->ops_map));
+	if (!data || !t || !btf_is_struct(t))
+		return NULL;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const struct btf_type *mt;
+		__s64 msz;
+
+		if (strcmp(btf__name_by_offset(btf, m->name_off), field))
+			continue;
+		mt = btf__type_by_id(btf, m->type);
+		msz = btf__resolve_size(btf, m->type);
+		if (!mt || msz <= 0 || btf_member_bit_offset(t, i) / 8 + (size_t)msz > data_sz)
+			return NULL;
+		if (size)
+			*size = (size_t)msz;
+		return data + btf_member_bit_offset(t, i) / 8;
+	}
+	return NULL;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	char *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static unsigned int pin_mode(const struct scxpol_sched *s)
+{
+	return s->opts.pin_mode ? s->opts.pin_mode : 0600;
+}
+
+/* Point every map pinned BY_NAME at <pin_root>/<map name>. */
+static int setup_pins(struct scxpol_sched *s)
+{
+	struct bpf_map *map;
+	char path[PATH_MAX];
+	int r;
+
+	bpf_object__for_each_map(map, s->obj) {
+		if (!bpf_map__pin_path(map))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", s->pin_root, bpf_map__name(map)) >=
+		    (int)sizeof(path))
+			return scxpol_err(ENAMETOOLONG, "pin path too long: %s", s->pin_root);
+		r = bpf_map__set_pin_path(map, path);
+		if (r)
+			return scxpol_err(-r, "cannot set pin path %s: %s", path, strerror(-r));
+	}
+	return 0;
+}
+
+/* After load: apply mode and group to the pin directory and files. */
+static int fix_pin_perms(struct scxpol_sched *s)
+{
+	unsigned int mode = pin_mode(s);
+	/* directories need x wherever the files grant r or w */
+	unsigned int dmode = mode | ((mode & 0666) ? ((mode & 0444) >> 2) | ((mode & 0222) >> 1) : 0);
+	int gid = s->opts.pin_gid;
+	struct bpf_map *map;
+	bool any = false;
+
+	bpf_object__for_each_map(map, s->obj) {
+		const char *path = bpf_map__pin_path(map);
+
+		if (!path || !bpf_map__is_pinned(map))
+			continue;
+		any = true;
+		if (chmod(path, mode))
+			return scxpol_err(errno, "chmod %o %s: %s", mode, path, strerror(errno));
+		if (gid > 0 && chown(path, (uid_t)-1, (gid_t)gid))
+			return scxpol_err(errno, "chown :%d %s: %s", gid, path, strerror(errno));
+	}
+	if (!any)
+		return 0;
+	if (chmod(s->pin_root, dmode))
+		return scxpol_err(errno, "chmod %o %s: %s", dmode, s->pin_root, strerror(errno));
+	if (gid > 0 && chown(s->pin_root, (uid_t)-1, (gid_t)gid))
+		return scxpol_err(errno, "chown :%d %s: %s", gid, s->pin_root, strerror(errno));
+	return 0;
+}
+
+/* Open the skeleton, learn the policy name, run the configure hook. */
+static int open_object(struct scxpol_sched *s)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	const char *name;
+	size_t len;
+	int r;
+
+	if (s->btf_path[0])
+		oopts.btf_custom_path = s->btf_path;
+	s->skel = s->opts.skel->open(&oopts);
+	if (!s->skel) {
+		r = errno ? errno : EINVAL;
+		return scxpol_err(r, "cannot open the BPF skeleton: %s", strerror(r));
+	}
+	s->obj = s->opts.skel->object(s->skel);
+	r = find_ops_map(s);
+	if (r)
+		return r;
+	name = ops_field(s, "name", &len);
+	if (!name || !name[0])
+		return scxpol_err(EINVAL, "struct_ops map '%s' has no name; set .name in "
+				  "the BPF side's SCXPOL_OPS_DEFINE", bpf_map__name(s->ops_map));
+	snprintf(s->name, sizeof(s->name), "%.*s", (int)len, name);
+	if (s->opts.pin_root)
+		snprintf(s->pin_root, sizeof(s->pin_root), "%s", s->opts.pin_root);
+	else
+		snprintf(s->pin_root, sizeof(s->pin_root), PIN_BASE "/%s", s->name);
+	r = setup_pins(s);
+	if (r)
+		return r;
+	if (!bpf_object__find_map_by_name(s->obj, EXIT_MAP))
+		return scxpol_err(EINVAL, "%s: the BPF object has no '" EXIT_MAP "' map; include "
+				  "<scxpol/sched.bpf.h> and call scxpol_exit_record() in ops.exit",
+				  s->name);
+	if (s->opts.configure) {
+		r = s->opts.configure(s, s->skel, s->opts.ctx);
+		if (r)
+			return r < 0 ? r : -EINVAL;
+	}
+	return 0;
+}
+
+static void close_object(struct scxpol_sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_links; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	s->links = NULL;
+	s->nr_links = 0;
+	bpf_link__destroy(s->ops_link);
+	s->ops_link = NULL;
+	if (s->skel)
+		s->opts.skel->destroy(s->skel);
+	s->skel = NULL;
+	s->obj = NULL;
+	s->ops_map = NULL;
+	s->loaded = false;
+}
+
+struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
+{
+	struct scxpol_sched *s;
+	int r;
+
+	scxpol_err_clear();
+	if (!opts)
+		return scxpol_err_ptr(EINVAL, "scxpol_sched_open: opts is NULL");
+	if (!OPTS_VALID(opts, scxpol_sched_opts))
+		return errno = EINVAL, NULL;
+	if (!OPTS_GET(opts, skel, NULL))
+		return scxpol_err_ptr(EINVAL, "scxpol_sched_open: opts.skel is NULL; use SCXPOL_SKEL(name)");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return scxpol_err_ptr(ENOMEM, "out of memory");
+	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	s->opts.sz = sizeof(s->opts);
+	s->wake_fd[0] = s->wake_fd[1] = -1;
+	if (s->opts.sysfs_root)
+		snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", s->opts.sysfs_root);
+	if (s->opts.btf_path)
+		snprintf(s->btf_path, sizeof(s->btf_path), "%s", s->opts.btf_path);
+	if (s->opts.pin_gid == 0)
+		s->opts.pin_gid = -1;
+	libbpf_set_print(libbpf_print_fn);
+	r = open_object(s);
+	if (r) {
+		scxpol_sched_close(s);
+		errno = -r;
+		return NULL;
+	}
+	return s;
+}
+
+static int read_hotplug_seq(struct scxpol_sched *s, unsigned long long *seq)
+{
+	char buf[64];
+	int r;
+
+	r = scxpol_read_file(s->sysfs_root, "/sys/kernel/sched_ext/hotplug_seq", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	*seq = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+int scxpol_sched_load(struct scxpol_sched *s)
+{
+	char state[64];
+	unsigned long long seq;
+	__u64 *hp;
+	size_t sz;
+	int r;
+
+	scxpol_err_clear();
+	if (!s->skel) {
+		r = open_object(s);
+		if (r)
+			return r;
+	}
+	if (s->loaded)
+		return 0;
+	r = scxpol_sched_state(s->sysfs_root, state, sizeof(state), NULL, 0);
+	if (r)
+		return r;
+	/* A hotplug between here and attach makes the kernel refuse with a restart. */
+	hp = ops_field(s, "hotplug_seq", &sz);
+	if (hp && sz == sizeof(*hp) && !read_hotplug_seq(s, &seq))
+		*hp = seq;
+	if (s->pin_root[0] && bpf_object__find_map_by_name(s->obj, EXIT_MAP)) {
+		struct bpf_map *map;
+
+		bpf_object__for_each_map(map, s->obj) {
+			if (!bpf_map__pin_path(map))
+				continue;
+			r = mkdir_p(s->pin_root, 0700);
+			if (r)
+				return scxpol_err(-r, "cannot create pin directory %s: %s",
+						  s->pin_root, strerror(-r));
+			break;
+		}
+	}
+	r = s->opts.skel->load(s->skel);
+	if (r) {
+		r = r < 0 ? r : -errno;
+		if (r == -ENOTSUP || r == -EOPNOTSUPP)
+			return scxpol_err(EOPNOTSUPP, "%s: the kernel cannot load this policy: it lacks "
+					  "a sched_ext_ops callback or kfunc the policy uses (libbpf's "
+					  "message above names it)", s->name);
+		return scxpol_err(-r, "%s: loading the BPF object failed: %s (libbpf's log above "
+				  "has the verifier's message)", s->name, strerror(-r));
+	}
+	s->loaded = true;
+	memset(&s->exit, 0, sizeof(s->exit));
+	s->have_exit = false;
+	r = fix_pin_perms(s);
+	if (r)
+		return r;
+	if (s->opts.loaded) {
+		r = s->opts.loaded(s, s->skel, s->opts.ctx);
+		if (r)
+			return r < 0 ? r : -EINVAL;
+	}
+	return 0;
+}
+
+static int add_link(struct scxpol_sched *s, struct bpf_link *l)
+{
+	struct bpf_link **n = realloc(s->links, (s->nr_links + 1) * sizeof(*n));
+
+	if (!n) {
+		bpf_link__destroy(l);
+		return scxpol_err(ENOMEM, "out of memory");
+	}
+	s->links = n;
+	s->links[s->nr_links++] = l;
+	return 0;
+}
+
+int scxpol_sched_attach(struct scxpol_sched *s)
+{
+	char state[64], ops[128];
+	struct bpf_program *prog;
+	int r;
+
+	scxpol_err_clear();
+	if (!s->loaded) {
+		r = scxpol_sched_load(s);
+		if (r)
+			return r;
+	}
+	if (s->ops_link)
+		return 0;
+	r = scxpol_sched_state(s->sysfs_root, state, sizeof(state), ops, sizeof(ops));
+	if (r)
+		return r;
+	if (strcmp(state, "disabled"))
+		return scxpol_err(EBUSY, "%s: cannot attach: another sched_ext scheduler is "
+				  "attached (state '%s', root/ops '%s')", s->name, state, ops);
+	/* Tracing programs first, so they see the scheduler's first events. */
+	bpf_object__for_each_program(prog, s->obj) {
+		enum bpf_prog_type t = bpf_program__type(prog);
+		struct bpf_link *l;
+
+		if (t == BPF_PROG_TYPE_STRUCT_OPS || t == BPF_PROG_TYPE_SYSCALL ||
+		    !bpf_program__autoload(prog) || !bpf_program__autoattach(prog))
+			continue;
+		l = bpf_program__attach(prog);
+		if (!l) {
+			r = errno;
+			return scxpol_err(r, "%s: cannot attach program '%s': %s", s->name,
+					  bpf_program__name(prog), strerror(r));
+		}
+		r = add_link(s, l);
+		if (r)
+			return r;
+	}
+	s->ops_link = bpf_map__attach_struct_ops(s->ops_map);
+	if (!s->ops_link) {
+		r = errno;
+		if (!scxpol_sched_state(s->sysfs_root, state, sizeof(state), ops, sizeof(ops)) &&
+		    strcmp(state, "disabled"))
+			return scxpol_err(EBUSY, "%s: cannot attach: another sched_ext scheduler "
+					  "is attached (state '%s', root/ops '%s')", s->name, state, ops);
+		if (scxpol_sched_exited(s))
+			return scxpol_err(r, "%s: the kernel rejected the scheduler while enabling it: "
+					  "%s: %s", s->name, s->exit.reason, s->exit.msg);
+		return scxpol_err(r, "%s: cannot attach struct_ops '%s': %s", s->name,
+				  bpf_map__name(s->ops_map), strerror(r));
+	}
+	scxpol_log(SCXPOL_LOG_INFO, "%s: attached", s->name);
+	return 0;
+}
+
+static int read_exit_record(struct scxpol_sched *s)
+{
+	struct bpf_map *map;
+	__u32 zero = 0;
+
+	if (s->have_exit)
+		return 0;
+	if (!s->loaded)
+		return -ENODATA;
+	map = bpf_object__find_map_by_name(s->obj, EXIT_MAP);
+	if (!map || bpf_map__lookup_elem(map, &zero, sizeof(zero), &s->exit, sizeof(s->exit), 0))
+		return -ENODATA;
+	s->exit.reason[sizeof(s->exit.reason) - 1] = '\0';
+	s->exit.msg[sizeof(s->exit.msg) - 1] = '\0';
+	if (!s->exit.kind)
+		return -ENODATA;
+	s->have_exit = true;
+	return 0;
+}
+
+bool scxpol_sched_exited(struct scxpol_sched *s)
+{
+	return read_exit_record(s) == 0;
+}
+
+int scxpol_sched_detach(struct scxpol_sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_links; i++)
+		bpf_link__destroy(s->links[i]);
+	s->nr_links = 0;
+	if (s->ops_link) {
+		/* Unregistering runs ops.exit synchronously: the record is there after. */
+		bpf_link__destroy(s->ops_link);
+		s->ops_link = NULL;
+		read_exit_record(s);
+		scxpol_log(SCXPOL_LOG_INFO, "%s: detached", s->name);
+	}
+	return 0;
+}
+
+int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out)
+{
+	if (read_exit_record(s))
+		return -ENODATA;
+	out->kind = s->exit.kind;
+	out->kind_name = scxpol_exit_kind_name(s->exit.kind);
+	out->exit_code = s->exit.exit_code;
+	out->restart = (s->exit.exit_code & SCXPOL_ECODE_ACT_RESTART) != 0;
+	out->reason = s->exit.reason;
+	out->msg = s->exit.msg;
+	return 0;
+}
+
+void scxpol_sched_close(struct scxpol_sched *s)
+{
+	if (!s)
+		return;
+	scxpol_sched_detach(s);
+	close_object(s);
+	free(s);
+}
+
+void *scxpol_sched_skel(const struct scxpol_sched *s)
+{
+	return s->skel;
+}
+
+struct bpf_object *scxpol_sched_object(const struct scxpol_sched *s)
+{
+	return s->obj;
+}
+
+const char *scxpol_sched_name(const struct scxpol_sched *s)
+{
+	return s->name;
+}
+
+const char *scxpol_sched_pin_root(const struct scxpol_sched *s)
+{
+	return s->pin_root;
+}
+
+unsigned int scxpol_sched_restarts(const struct scxpol_sched *s)
+{
+	return s->restarts;
+}
+
+int scxpol_sched_prog_stats(struct scxpol_sched *s, struct scxpol_prog_stat *out, size_t n)
+{
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	if (!s->loaded)
+		return scxpol_err(EINVAL, "%s: not loaded", s->name);
+	bpf_object__for_each_program(prog, s->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		if (i < n) {
+			memset(&info, 0, sizeof(info));
+			if (bpf_prog_get_info_by_fd(fd, &info, &len))
+				return scxpol_err(errno, "%s: cannot query program '%s': %s", s->name,
+						  bpf_program__name(prog), strerror(errno));
+			out[i].name = bpf_program__name(prog);
+			out[i].verified_insns = info.verified_insns;
+			out[i].run_cnt = info.run_cnt;
+			out[i].run_time_ns = info.run_time_ns;
+		}
+		i++;
+	}
+	return (int)i;
+}
+
+/* --- run loop --------------------------------------------------------- */
+
+static struct scxpol_sched *volatile running;
+
+static void on_signal(int sig)
+{
+	struct scxpol_sched *s = running;
+
+	(void)sig;
+	if (s)
+		scxpol_sched_stop(s);
+}
+
+void scxpol_sched_stop(struct scxpol_sched *s)
+{
+	int saved = errno;
+	char c = 1;
+
+	s->stop = 1;
+	if (s->wake_fd[1] >= 0 && write(s->wake_fd[1], &c, 1) < 0) {
+		/* the pipe is full: the loop wakes anyway */
+	}
+	errno = saved;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait until a stop request or the scheduler's exit; run the periodic hook. */
+static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
+{
+	unsigned int interval = OPTS_GET(ro, interval_ms, 0) ?: 1000;
+	scxpol_sched_hook periodic = OPTS_GET(ro, periodic, NULL);
+	void *ctx = OPTS_GET(ro, ctx, NULL);
+	uint64_t next = now_ms() + interval;
+	/* Exit is polled more often than the hook runs: it ends the wait. */
+	int poll_ms = interval < 100 ? (int)interval : 100;
+
+	while (!s->stop) {
+		struct pollfd pfd = { .fd = s->wake_fd[0], .events = POLLIN };
+		uint64_t t;
+		int r;
+
+		if (poll(&pfd, 1, poll_ms) > 0) {
+			char buf[16];
+
+			if (read(s->wake_fd[0], buf, sizeof(buf)) < 0) {
+				/* nothing to drain */
+			}
+		}
+		if (s->stop || scxpol_sched_exited(s))
+			break;
+		t = now_ms();
+		if (periodic && t >= next) {
+			next = t + interval;
+			r = periodic(s, s->skel, ctx);
+			if (r)
+				return r < 0 ? r : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	unsigned int max_restarts;
+	int r = 0;
+
+	scxpol_err_clear();
+	if (!OPTS_VALID(ro, scxpol_run_opts))
+		return -EINVAL;
+	max_restarts = OPTS_GET(ro, max_restarts, 0);
+	if (pipe2(s->wake_fd, O_CLOEXEC | O_NONBLOCK))
+		return scxpol_err(errno, "pipe: %s", strerror(errno));
+	s->stop = 0;
+	running = s;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	for (;;) {
+		struct scxpol_exit_info ei;
+
+		r = scxpol_sched_attach(s);
+		if (r)
+			break;
+		r = wait_attached(s, ro);
+		scxpol_sched_detach(s);
+		if (r)
+			break;
+		if (scxpol_sched_exit_info(s, &ei)) {
+			r = scxpol_err(EPROTO, "%s: detached without an exit record", s->name);
+			break;
+		}
+		scxpol_log(SCXPOL_LOG_INFO, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
+			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
+		if (ei.restart && !s->stop && !OPTS_GET(ro, no_restart, false)) {
+			if (max_restarts && s->restarts >= max_restarts) {
+				r = scxpol_err(ELOOP, "%s: kernel asked for restart #%u, over "
+					       "max_restarts (%u): %s", s->name, s->restarts + 1,
+					       max_restarts, ei.msg);
+				break;
+			}
+			s->restarts++;
+			scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u): %s", s->name,
+				   s->restarts, ei.msg);
+			close_object(s);
+			r = open_object(s);
+			if (r)
+				break;
+			continue;
+		}
+		if (ei.kind >= 1024)
+			r = scxpol_err(ECANCELED, "%s: scheduler stopped on error %s: %s%s%s", s->name,
+				       ei.kind_name, ei.reason, ei.msg[0] ? ": " : "", ei.msg);
+		break;
+	}
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	running = NULL;
+	close(s->wake_fd[0]);
+	close(s->wake_fd[1]);
+	s->wake_fd[0] = s->wake_fd[1] = -1;
+	return r;
+}
+
+int scxpol_sched_print_prog_stats(struct scxpol_sched *s, FILE *f)
+{
+	struct scxpol_prog_stat *st;
+	int n, i;
+
+	n = scxpol_sched_prog_stats(s, NULL, 0);
+	if (n <= 0)
+		return n;
+	st = calloc((size_t)n, sizeof(*st));
+	if (!st)
+		return scxpol_err(ENOMEM, "out of memory");
+	n = scxpol_sched_prog_stats(s, st, (size_t)n);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s: verifier: %s %u insns\n", s->name, st[i].name, st[i].verified_insns);
+	free(st);
+	return n < 0 ? n : 0;
+}
+
+int scxpol_sched_print_exit(struct scxpol_sched *s, FILE *f)
+{
+	struct scxpol_exit_info ei;
+
+	if (scxpol_sched_exit_info(s, &ei))
+		return -ENODATA;
+	fprintf(f, "%s: exit %s (%s)%s%s\n", s->name, ei.kind_name, ei.reason,
+		ei.msg[0] ? ": " : "", ei.msg);
+	return 0;
+}
