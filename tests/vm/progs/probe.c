@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe: workloads for VM tests that report what they observed.
+ *
+ *   probe spin SECS              burn CPU; prints iters= and cpus= (CPUs seen)
+ *   probe sleepwake SECS US      sleep US, do a little work, repeat;
+ *                                prints wakeups= and cpus=
+ *   probe cpus SECS              like spin, but prints only cpus=
+ *
+ * cpus= is the set of CPUs sched_getcpu() returned, as a CPU list; it is how
+ * tests observe where a policy placed a task.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS 1024
+
+static unsigned char seen[MAX_CPUS];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void note_cpu(void)
+{
+	int c = sched_getcpu();
+
+	if (c >= 0 && c < MAX_CPUS)
+		seen[c] = 1;
+}
+
+static void print_cpus(void)
+{
+	const char *sep = "";
+	int i, j;
+
+	printf(" cpus=");
+	for (i = 0; i < MAX_CPUS; i++) {
+		if (!seen[i])
+			continue;
+		for (j = i; j + 1 < MAX_CPUS && seen[j + 1]; j++)
+			;
+		if (j == i)
+			printf("%s%d", sep, i);
+		else
+			printf("%s%d-%d", sep, i, j);
+		sep = ",";
+		i = j;
+	}
+	printf("\n");
+}
+
+static uint64_t spin(double secs)
+{
+	double end = now() + secs;
+	volatile uint64_t x = 0;
+	uint64_t iters = 0;
+
+	while (now() < end) {
+		for (int i = 0; i < 10000; i++)
+			x += (uint64_t)i;
+		iters++;
+		note_cpu();
+	}
+	return iters;
+}
+
+static double arg_double(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || v < 0) {
+		fprintf(stderr, "probe: %s '%s' is not a non-negative number\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		uint64_t n = spin(arg_double(argv[2], "SECS"));
+
+		printf("spin iters=%llu", (unsigned long long)n);
+		print_cpus();
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "cpus")) {
+		spin(arg_double(argv[2], "SECS"));
+		printf("cpus");
+		print_cpus();
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "sleepwake")) {
+		double end = now() + arg_double(argv[2], "SECS");
+		double us = arg_double(argv[3], "US");
+		struct timespec ts = { (time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1000) };
+		uint64_t wakeups = 0;
+
+		while (now() < end) {
+			nanosleep(&ts, NULL);
+			wakeups++;
+			note_cpu();
+			spin(0.0001);
+		}
+		printf("sleepwake wakeups=%llu", (unsigned long long)wakeups);
+		print_cpus();
+		return 0;
+	}
+	fprintf(stderr, "usage: probe spin SECS | probe cpus SECS | probe sleepwake SECS US\n");
+	return 2;
+}
