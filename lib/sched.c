@@ -688,7 +688,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 			r = scxpol_err(EPROTO, "%s: detached without an exit record", s->name);
 			break;
 		}
-		scxpol_log(SCXPOL_LOG_INFO, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
+		scxpol_log(SCXPOL_LOG_DEBUG, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
 			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
 		if (ei.restart && !s->stop && !OPTS_GET(ro, no_restart, false)) {
 			if (max_restarts && s->restarts >= max_restarts) {

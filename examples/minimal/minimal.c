@@ -49,6 +49,8 @@ int main(int argc, char **argv)
 	char *end;
 	int c, r;
 
+	/* lifecycle events (attach, exit, restart) are worth an operator's eye */
+	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
 	while ((c = getopt_long(argc, argv, "s:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -81,7 +83,7 @@ int main(int argc, char **argv)
 		    .configure = configure, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
 	if (!s) {
-		fprintf(stderr, "minimal: %s\n", scxpol_last_error());
+		fprintf(stderr, "error: %s\n", scxpol_last_error());
 		return 1;
 	}
 	r = scxpol_sched_load(s);
@@ -98,7 +100,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (r)
-		fprintf(stderr, "minimal: %s\n", scxpol_last_error());
+		fprintf(stderr, "error: %s\n", scxpol_last_error());
 	scxpol_sched_close(s);
 	return r ? 1 : 0;
 }
