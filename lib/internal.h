@@ -52,4 +52,71 @@ SCXPOL_HIDDEN bool scxpol_opts_valid(const void *opts, size_t known_sz, const ch
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, dfl) (OPTS_HAS(opts, field) ? (opts)->field : (dfl))
 
+/* Where policies pin their maps by default: <base>/<policy>/<map>. */
+#define SCXPOL_PIN_BASE "/sys/fs/bpf/scxpol"
+
+struct scxpol_sched;
+struct bpf_object;
+
+/*
+ * Work a library concept (hints, ...) does right after the BPF object is
+ * loaded, before the policy's loaded hook: registered from the configure
+ * hook with a copy of @data (@size bytes). One slot per concept;
+ * registering again replaces it, since configure runs again on restart.
+ */
+enum scxpol_sched_ext {
+	SCXPOL_SCHED_EXT_HINT,
+	SCXPOL_SCHED_EXT_NR,
+};
+typedef int (*scxpol_sched_ext_fn)(struct scxpol_sched *s, const void *data);
+SCXPOL_HIDDEN int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,
+				       scxpol_sched_ext_fn fn, const void *data, size_t size);
+
+/*
+ * For threads other than the one driving @s (the stats server): lock @s
+ * against the object being replaced or freed (restart, close) and return
+ * the loaded object, or NULL when none is loaded. Unlock in both cases.
+ */
+SCXPOL_HIDDEN struct bpf_object *scxpol_sched_lock(struct scxpol_sched *s);
+SCXPOL_HIDDEN void scxpol_sched_unlock(struct scxpol_sched *s);
+
+struct stat;
+struct scxpol_stats_opts;
+
+/* "user:group" (names, or numbers without one) of @st, for permission messages. */
+SCXPOL_HIDDEN void scxpol_owner_name(const struct stat *st, char *buf, size_t len);
+
+/*
+ * Stats server internals (lib/stats.c), exposed for tests. parse_request:
+ * the "req" of one request line into @req, or a negative errno with the
+ * reason in @err. respond: the response line (malloc'd, no newline) to a
+ * request line; NULL when out of memory.
+ */
+SCXPOL_HIDDEN int scxpol_stats_parse_request(const char *line, size_t len, char *req,
+					     size_t req_len, char *err, size_t err_len);
+SCXPOL_HIDDEN char *scxpol_stats_respond(struct scxpol_sched *s,
+					 const struct scxpol_stats_opts *o, const char *line,
+					 size_t len);
+
+/*
+ * Pool publishing (lib/pool_publish.c): a plan laid out as the BPF side's
+ * staging maps want it (<scxpol/abi/pool.h>), for limits @conf. Split from
+ * the map writes so host tests can feed it to the BPF code.
+ */
+struct scxpol_pool_plan;
+struct scxpol_pool_conf;
+struct scxpol_pool_desc;
+struct scxpol_pool_cpu;
+struct scxpol_pool_staged {
+	unsigned int nr_pools;
+	struct scxpol_pool_desc *descs;  /* [nr_pools] */
+	unsigned long long *masks;       /* [nr_pools * nr_words] CPU bitmap words */
+	struct scxpol_pool_cpu *cpus;    /* [conf nr_cpus] */
+	unsigned int *order;             /* [nr_pools * max_pools] */
+};
+SCXPOL_HIDDEN int scxpol_pool_stage_plan(const struct scxpol_pool_plan *plan,
+					 const struct scxpol_pool_conf *conf,
+					 struct scxpol_pool_staged *out);
+SCXPOL_HIDDEN void scxpol_pool_staged_free(struct scxpol_pool_staged *st);
+
 #endif

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 #include "scxpol/skel.h"
 
 #define EXIT_MAP "scxpol_exit"
-#define PIN_BASE "/sys/fs/bpf/scxpol"
+#define PIN_BASE SCXPOL_PIN_BASE
 
 struct scxpol_sched {
 	struct scxpol_sched_opts opts;
@@ -42,6 +43,12 @@ struct scxpol_sched {
 	unsigned int restarts;
 	volatile sig_atomic_t stop;
 	int wake_fd[2];
+	/* held while the object is freed or marked loaded (other threads read it) */
+	pthread_mutex_t obj_lock;
+	struct {
+		scxpol_sched_ext_fn fn;
+		void *data;
+	} ext[SCXPOL_SCHED_EXT_NR];
 };
 
 static const char *const exit_kind_names[][2] = {
@@ -281,6 +288,8 @@ static void close_object(struct scxpol_sched *s)
 {
 	size_t i;
 
+	pthread_mutex_lock(&s->obj_lock);
+	s->loaded = false;
 	for (i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);
@@ -293,7 +302,7 @@ static void close_object(struct scxpol_sched *s)
 	s->skel = NULL;
 	s->obj = NULL;
 	s->ops_map = NULL;
-	s->loaded = false;
+	pthread_mutex_unlock(&s->obj_lock);
 }
 
 struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
@@ -314,6 +323,7 @@ struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
 	s->opts.sz = sizeof(s->opts);
 	s->wake_fd[0] = s->wake_fd[1] = -1;
+	pthread_mutex_init(&s->obj_lock, NULL);
 	if (s->opts.sysfs_root)
 		snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", s->opts.sysfs_root);
 	if (s->opts.btf_path)
@@ -348,7 +358,7 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	unsigned long long seq;
 	__u64 *hp;
 	size_t sz;
-	int r;
+	int r, i;
 
 	scxpol_err_clear();
 	if (!s->skel) {
@@ -371,7 +381,12 @@ int scxpol_sched_load(struct scxpol_sched *s)
 		bpf_object__for_each_map(map, s->obj) {
 			if (!bpf_map__pin_path(map))
 				continue;
-			r = mkdir_p(s->pin_root, 0700);
+			/*
+			 * Parents traversable (not listable), so that a group
+			 * given access with pin_gid can reach the pins;
+			 * fix_pin_perms() sets the pin directory's own mode.
+			 */
+			r = mkdir_p(s->pin_root, 0711);
 			if (r)
 				return scxpol_err(-r, "cannot create pin directory %s: %s",
 						  s->pin_root, strerror(-r));
@@ -388,12 +403,21 @@ int scxpol_sched_load(struct scxpol_sched *s)
 		return scxpol_err(-r, "%s: loading the BPF object failed: %s (libbpf's log above "
 				  "has the verifier's message)", s->name, strerror(-r));
 	}
+	pthread_mutex_lock(&s->obj_lock);
 	s->loaded = true;
+	pthread_mutex_unlock(&s->obj_lock);
 	memset(&s->exit, 0, sizeof(s->exit));
 	s->have_exit = false;
 	r = fix_pin_perms(s);
 	if (r)
 		return r;
+	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++) {
+		if (!s->ext[i].fn)
+			continue;
+		r = s->ext[i].fn(s, s->ext[i].data);
+		if (r)
+			return r;
+	}
 	if (s->opts.loaded) {
 		r = s->opts.loaded(s, s->skel, s->opts.ctx);
 		if (r)
@@ -527,11 +551,44 @@ int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out)
 
 void scxpol_sched_close(struct scxpol_sched *s)
 {
+	int i;
+
 	if (!s)
 		return;
 	scxpol_sched_detach(s);
 	close_object(s);
+	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++)
+		free(s->ext[i].data);
+	pthread_mutex_destroy(&s->obj_lock);
 	free(s);
+}
+
+int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,
+			 scxpol_sched_ext_fn fn, const void *data, size_t size)
+{
+	void *copy = NULL;
+
+	if (size) {
+		copy = malloc(size);
+		if (!copy)
+			return scxpol_err(ENOMEM, "out of memory");
+		memcpy(copy, data, size);
+	}
+	free(s->ext[slot].data);
+	s->ext[slot].fn = fn;
+	s->ext[slot].data = copy;
+	return 0;
+}
+
+struct bpf_object *scxpol_sched_lock(struct scxpol_sched *s)
+{
+	pthread_mutex_lock(&s->obj_lock);
+	return s->loaded ? s->obj : NULL;
+}
+
+void scxpol_sched_unlock(struct scxpol_sched *s)
+{
+	pthread_mutex_unlock(&s->obj_lock);
 }
 
 void *scxpol_sched_skel(const struct scxpol_sched *s)

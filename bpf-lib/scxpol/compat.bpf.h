@@ -41,6 +41,7 @@ u64 scx_bpf_now(void) __ksym __weak;
 /* Value of enumerator @v of enum @t in the running kernel; 0 if it has none. */
 #define scxpol_kenum(t, v) \
 	(bpf_core_enum_value_exists(enum t, v) ? bpf_core_enum_value(enum t, v) : 0)
+#endif /* !SCXPOL_HOST_TEST: the host fake declares the kfuncs and scxpol_kenum() */
 
 #define SCXPOL_ENQ_WAKEUP scxpol_kenum(scx_enq_flags, SCX_ENQ_WAKEUP)
 #define SCXPOL_ENQ_HEAD scxpol_kenum(scx_enq_flags, SCX_ENQ_HEAD)
@@ -101,6 +102,5 @@ static __always_inline u64 scxpol_now(void)
 		return scx_bpf_now();
 	return bpf_ktime_get_ns();
 }
-#endif /* !SCXPOL_HOST_TEST */
 
 #endif

@@ -22,9 +22,13 @@ struct scxpol_task_ctx {
 	s32 pool;          /* pool/domain it was last placed in, -1 none */
 	u32 pool_gen;      /* pool table generation of that placement */
 	u32 flags;         /* SCXPOL_TASKF_* */
-	u64 hint_gen;      /* hint generation last applied */
-	u32 hint_class;    /* cached hint fields (see hint.bpf.h) */
+	u64 hint_gen;      /* hint meta gen + 1 of the cached hint; 0 = none cached */
+	u64 hint_cgid;     /* cgroup the cached hint was resolved in */
+	s32 hint_pool;     /* cached hint fields (see hint.bpf.h) */
+	u32 hint_class;
 	u32 hint_importance;
+	u32 hint_flags;    /* SCXPOL_HINT_F_* of the cached hint */
+	s32 hint_slot;     /* registered thread's slot, -1 none */
 };
 
 #define SCXPOL_TASKF_BUSY_POLL (1U << 0) /* demoted as a busy poller */

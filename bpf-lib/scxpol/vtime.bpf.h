@@ -30,6 +30,9 @@
  * enable -> scxpol_vtime_enable, enqueue -> scxpol_vtime_enqueue,
  * running -> scxpol_vtime_running, stopping -> scxpol_vtime_stopping,
  * quiescent -> scxpol_vtime_quiescent (Algorithm 1 and busy-poll only).
+ * Each has a _ctx variant taking the task context the callback already
+ * looked up (one task-storage lookup per callback); pools use those
+ * (<scxpol/pool.bpf.h> keeps one clock per pool).
  */
 #ifndef SCXPOL_VTIME_BPF_H
 #define SCXPOL_VTIME_BPF_H
@@ -86,12 +89,13 @@ static __always_inline void scxpol_vtime_enable(struct scxpol_vclock *c, struct 
 /*
  * The vtime to insert @p with (ops.enqueue), applying the lag rules and the
  * clock's rule. @slice is the slice @p will get. Also stores it in
- * p->scx.dsq_vtime.
+ * p->scx.dsq_vtime. @t is @p's context (scxpol_task_ctx(); may be NULL, then
+ * only the lag rules apply): the _ctx variants let a callback that already
+ * looked it up avoid a second lookup.
  */
-static __always_inline u64 scxpol_vtime_enqueue(struct scxpol_vclock *c, struct task_struct *p,
-						u64 enq_flags, u64 slice)
+static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, struct task_struct *p,
+						    struct scxpol_task_ctx *t, u64 enq_flags, u64 slice)
 {
-	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
 	u64 now = scxpol_vclock_read(c);
 	u64 vtime = p->scx.dsq_vtime;
 	u64 floor;
@@ -115,14 +119,24 @@ static __always_inline u64 scxpol_vtime_enqueue(struct scxpol_vclock *c, struct 
 	return vtime;
 }
 
-/* @p starts running (ops.running): remember when, and advance the clock. */
-static __always_inline void scxpol_vtime_running(struct scxpol_vclock *c, struct task_struct *p)
+static __always_inline u64 scxpol_vtime_enqueue(struct scxpol_vclock *c, struct task_struct *p,
+						u64 enq_flags, u64 slice)
 {
-	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+	return scxpol_vtime_enqueue_ctx(c, p, scxpol_task_ctx(p), enq_flags, slice);
+}
 
+/* @p starts running (ops.running): remember when, and advance the clock. */
+static __always_inline void scxpol_vtime_running_ctx(struct scxpol_vclock *c, struct task_struct *p,
+						     struct scxpol_task_ctx *t)
+{
 	if (t)
 		t->run_start = scxpol_now();
 	scxpol_vclock_advance(c, p->scx.dsq_vtime);
+}
+
+static __always_inline void scxpol_vtime_running(struct scxpol_vclock *c, struct task_struct *p)
+{
+	scxpol_vtime_running_ctx(c, p, scxpol_task_ctx(p));
 }
 
 /*
@@ -130,10 +144,9 @@ static __always_inline void scxpol_vtime_running(struct scxpol_vclock *c, struct
  * rule the charge goes into its vtime now; under ALG1 it is applied at the
  * next enqueue, divided by its sleep frequency. Detects busy polling.
  */
-static __always_inline void scxpol_vtime_stopping(struct scxpol_vclock *c, struct task_struct *p,
-						  bool runnable)
+static __always_inline void scxpol_vtime_stopping_ctx(struct scxpol_vclock *c, struct task_struct *p,
+						      struct scxpol_task_ctx *t, bool runnable)
 {
-	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
 	u64 ran;
 
 	if (!t || !t->run_start)
@@ -155,24 +168,34 @@ static __always_inline void scxpol_vtime_stopping(struct scxpol_vclock *c, struc
 		t->flags &= ~SCXPOL_TASKF_BUSY_POLL;
 }
 
-/* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it. */
-static __always_inline void scxpol_vtime_quiescent(struct task_struct *p, u64 deq_flags)
+static __always_inline void scxpol_vtime_stopping(struct scxpol_vclock *c, struct task_struct *p,
+						  bool runnable)
 {
-	struct scxpol_task_ctx *t;
+	scxpol_vtime_stopping_ctx(c, p, scxpol_task_ctx(p), runnable);
+}
 
-	if (!(deq_flags & SCXPOL_DEQ_SLEEP))
-		return;
-	t = scxpol_task_ctx(p);
-	if (t && t->nr_sleeps < 0xffffffff)
+/* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it. */
+static __always_inline void scxpol_vtime_quiescent_ctx(struct scxpol_task_ctx *t, u64 deq_flags)
+{
+	if (t && (deq_flags & SCXPOL_DEQ_SLEEP) && t->nr_sleeps < 0xffffffff)
 		t->nr_sleeps++;
 }
 
+static __always_inline void scxpol_vtime_quiescent(struct task_struct *p, u64 deq_flags)
+{
+	if (deq_flags & SCXPOL_DEQ_SLEEP)
+		scxpol_vtime_quiescent_ctx(scxpol_task_ctx(p), deq_flags);
+}
+
 /* Whether @p is flagged as a busy poller (see busy_poll_after). */
+static __always_inline bool scxpol_vtime_busy_poll_ctx(const struct scxpol_task_ctx *t)
+{
+	return t && (t->flags & SCXPOL_TASKF_BUSY_POLL);
+}
+
 static __always_inline bool scxpol_vtime_busy_poll(struct task_struct *p)
 {
-	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
-
-	return t && (t->flags & SCXPOL_TASKF_BUSY_POLL);
+	return scxpol_vtime_busy_poll_ctx(scxpol_task_ctx(p));
 }
 
 #endif

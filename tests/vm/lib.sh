@@ -88,4 +88,81 @@ cleanup_policy() {
 		wait "$POLICY_PID" 2>/dev/null
 	fi
 }
-trap cleanup_policy EXIT
+
+# start_lat OUT ARGS...: run scxpol-lat ARGS in the background, its report in
+# OUT and its messages in OUT.err; return once it is tracing. Sets LAT_PID.
+start_lat() {
+	local out=$1 i
+	shift
+	"$SCXPOL_BUILD/tools/scxpol-lat" "$@" >"$out" 2>"$out.err" &
+	LAT_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^scxpol-lat: tracing' "$out.err" && return 0
+		if ! kill -0 "$LAT_PID" 2>/dev/null; then
+			cat "$out.err" >&2
+			fail "scxpol-lat $* exited before tracing"
+		fi
+		sleep 0.1
+	done
+	fail "scxpol-lat $* did not start tracing in 60s: $(cat "$out.err")"
+}
+
+# stop_lat: SIGINT scxpol-lat, wait for its report; fails unless it exits 0.
+stop_lat() {
+	local rc=0
+	kill -INT "$LAT_PID"
+	wait "$LAT_PID" || rc=$?
+	LAT_PID=
+	[ $rc -eq 0 ] || fail "scxpol-lat exited $rc"
+}
+
+cleanup_lat() {
+	if [ -n "${LAT_PID:-}" ] && kill -0 "$LAT_PID" 2>/dev/null; then
+		kill -INT "$LAT_PID" 2>/dev/null
+		wait "$LAT_PID" 2>/dev/null
+	fi
+}
+
+# json_eval FILE EXPR: print the Python expression EXPR evaluated with d = the
+# JSON object in FILE and g(NAME) = the entry of d["groups"] named NAME (None
+# if there is none); booleans print as 1/0.
+json_eval() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def g(name):
+    return next((x for x in d.get("groups", []) if x.get("name") == name), None)
+v = eval(sys.argv[2])
+print(int(v) if isinstance(v, bool) else v)
+PY
+}
+# expand_cpus LIST: a CPU list ("0-2,5") as words ("0 1 2 5")
+expand_cpus() {
+	local part parts out=() i
+	IFS=, read -ra parts <<<"$1"
+	for part in "${parts[@]}"; do
+		[ -n "$part" ] || continue
+		for ((i = ${part%-*}; i <= ${part#*-}; i++)); do out+=("$i"); done
+	done
+	echo "${out[*]}"
+}
+
+# assert_cpus_within WHAT LIST ALLOWED: every CPU of LIST is in ALLOWED
+assert_cpus_within() {
+	local c allowed=" $(expand_cpus "$3") "
+	[ -n "$2" ] || fail "$1: no CPUs observed"
+	for c in $(expand_cpus "$2"); do
+		[[ $allowed == *" $c "* ]] || fail "$1 ran on CPU $c, outside $3 (cpus=$2)"
+	done
+}
+
+# cpus_meet LIST SET: some CPU of LIST is in SET
+cpus_meet() {
+	local c set=" $(expand_cpus "$2") "
+	for c in $(expand_cpus "$1"); do
+		[[ $set == *" $c "* ]] && return 0
+	done
+	return 1
+}
+
+trap 'cleanup_lat; cleanup_policy' EXIT

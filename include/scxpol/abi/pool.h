@@ -29,4 +29,85 @@
 #define SCXPOL_POOL_EXCLUSIVE 0U
 #define SCXPOL_POOL_FLAGS_ALL (SCXPOL_POOL_LEND | SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
 
+/*
+ * Publishing (lib/pool_publish.c -> bpf-lib/scxpol/pool.bpf.h).
+ *
+ * Sizes are fixed at load by scxpol_pool_setup() in the read-only section
+ * ".rodata.scxpol_pool" (one struct scxpol_pool_conf). Userspace writes a
+ * plan into the staging maps, then runs the SEC("syscall") program
+ * scxpol_pool_commit, which validates it and builds the inactive half of a
+ * double-buffered table, then bumps the generation; readers use half
+ * (gen & 1). Staging maps:
+ *   scxpol_pool_stage        [max_pools]              struct scxpol_pool_desc
+ *   scxpol_pool_stage_mask   [max_pools * nr_words]   __u64 CPU bitmap words
+ *   scxpol_pool_stage_cpu    [nr_cpus]                struct scxpol_pool_cpu
+ *   scxpol_pool_stage_order  [max_pools * max_pools]  __u32 other pools, nearest first
+ * Published (read back by scxpol_pool_read()):
+ *   scxpol_pool_state        [1]   starts with struct scxpol_pool_state
+ *   scxpol_pool_slots        [2 * max_pools], pool p of half h at p * 2 + h:
+ *                            starts with struct scxpol_pool_desc
+ *   scxpol_pool_queued       [max_pools + 1] __u32, filled by the
+ *                            scxpol_pool_query program; the last is the
+ *                            shared queue
+ */
+struct scxpol_pool_conf {
+	__u32 max_pools; /* pools the maps and DSQs are sized for (0: not set up) */
+	__u32 nr_cpus;   /* possible CPUs the per-CPU tables are sized for */
+	__u32 max_llcs;  /* LLC indices are below this */
+	__u32 nr_words;  /* __u64 words of a staged CPU bitmap */
+};
+
+struct scxpol_pool_desc {
+	char name[SCXPOL_POOL_NAME_LEN];
+	__u32 flags;    /* SCXPOL_POOL_* */
+	__u32 nr_cpus;  /* computed by the commit (staged value ignored) */
+	__u32 nr_order; /* entries in its order list: other pools, nearest first */
+	__u32 pad;
+};
+
+struct scxpol_pool_cpu {
+	__s32 pool; /* -1: in no pool */
+	__u32 llc;  /* dense LLC index (< max_llcs) */
+	__u32 node; /* dense NUMA node index */
+	__u32 pad;
+};
+
+struct scxpol_pool_state {
+	__u64 gen;         /* published generation; 0 = nothing published */
+	__u32 nr_pools[2]; /* pools in each half */
+};
+
+/* Why the commit program rejected a plan (scxpol_pool_commit_args.reason). */
+enum scxpol_pool_reject {
+	SCXPOL_POOL_REJ_NONE,
+	SCXPOL_POOL_REJ_NR_POOLS,  /* nr_pools 0 or above max_pools (.other = nr_pools) */
+	SCXPOL_POOL_REJ_FLAGS,     /* .pool has unknown flags (.other = flags) */
+	SCXPOL_POOL_REJ_OVERLAP,   /* .cpu is in .pool and in .other */
+	SCXPOL_POOL_REJ_CPU_RANGE, /* .pool has .cpu >= nr_cpu_ids (.other = nr_cpu_ids) */
+	SCXPOL_POOL_REJ_CPU_TABLE, /* per-CPU entry of .cpu says .other, bitmap says .pool */
+	SCXPOL_POOL_REJ_LLC_RANGE, /* .cpu of .pool has LLC .other >= max_llcs */
+	SCXPOL_POOL_REJ_EMPTY,     /* .pool has no CPU */
+	SCXPOL_POOL_REJ_ORDER,     /* .pool's order list names .other (itself or out of range) */
+	SCXPOL_POOL_REJ_NOMEM,     /* no memory for a cpumask (not the plan's fault) */
+	SCXPOL_POOL_REJ_NOT_SETUP, /* maps not sized: scxpol_pool_setup() was not called */
+};
+
+/* Context of scxpol_pool_commit (bpf_prog_test_run_opts ctx_in, copied back). */
+struct scxpol_pool_commit_args {
+	__u32 nr_pools; /* in: pools staged */
+	__s32 err;      /* out: 0 or -errno (also the program's return value) */
+	__u32 reason;   /* out: enum scxpol_pool_reject */
+	__s32 pool;     /* out: the pool at fault, or -1 */
+	__s32 cpu;      /* out: the CPU at fault, or -1 */
+	__s32 other;    /* out: see enum scxpol_pool_reject */
+	__u64 gen;      /* out: the generation now published */
+};
+
+/* Context of scxpol_pool_query. */
+struct scxpol_pool_query_args {
+	__u64 gen;      /* out: published generation */
+	__u32 nr_pools; /* out: pools in it */
+	__u32 pad;
+};
+
 #endif

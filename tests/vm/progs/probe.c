@@ -6,6 +6,10 @@
  *   probe sleepwake SECS US      sleep US, do a little work, repeat;
  *                                prints wakeups= and cpus=
  *   probe cpus SECS              like spin, but prints only cpus=
+ *   probe worker SECS WORK_US SLEEP_US
+ *                                burn WORK_US of CPU, sleep SLEEP_US, repeat;
+ *                                prints cycles=, cpu_ms= and cpus=
+ * spin and worker also print cpu_ms=, the CPU time the process got.
  *
  * cpus= is the set of CPUs sched_getcpu() returned, as a CPU list; it is how
  * tests observe where a policy placed a task.
@@ -29,6 +33,32 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time this process got, in ms. */
+static unsigned long long cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+/* Burn @us of this process's CPU time. */
+static void burn_cpu(double us)
+{
+	struct timespec ts;
+	double end;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + us / 1e6;
+	do {
+		volatile uint64_t x = 0;
+
+		for (int i = 0; i < 1000; i++)
+			x += (uint64_t)i;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 < end);
 }
 
 static void note_cpu(void)
@@ -94,7 +124,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "spin")) {
 		uint64_t n = spin(arg_double(argv[2], "SECS"));
 
-		printf("spin iters=%llu", (unsigned long long)n);
+		printf("spin iters=%llu cpu_ms=%llu", (unsigned long long)n, cpu_ms());
 		print_cpus();
 		return 0;
 	}
@@ -120,6 +150,23 @@ int main(int argc, char **argv)
 		print_cpus();
 		return 0;
 	}
-	fprintf(stderr, "usage: probe spin SECS | probe cpus SECS | probe sleepwake SECS US\n");
+	if (argc == 5 && !strcmp(argv[1], "worker")) {
+		double end = now() + arg_double(argv[2], "SECS");
+		double work = arg_double(argv[3], "WORK_US"), us = arg_double(argv[4], "SLEEP_US");
+		struct timespec ts = { (time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1000) };
+		uint64_t cycles = 0;
+
+		while (now() < end) {
+			burn_cpu(work);
+			note_cpu();
+			nanosleep(&ts, NULL);
+			cycles++;
+		}
+		printf("worker cycles=%llu cpu_ms=%llu", (unsigned long long)cycles, cpu_ms());
+		print_cpus();
+		return 0;
+	}
+	fprintf(stderr, "usage: probe spin SECS | probe cpus SECS | probe sleepwake SECS US | "
+			"probe worker SECS WORK_US SLEEP_US\n");
 	return 2;
 }

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Hints, BPF side: what a control plane or the application told the policy
+ * about a task's cgroup, process or thread (layouts and precedence in
+ * <scxpol/abi/hint.h>; the userspace client is <scxpol/hint.h>).
+ *
+ * The maps are pinned by name, so the hints outlive a restart of the policy
+ * process; call scxpol_hint_setup() from the loader's configure hook to size
+ * them and publish the limits (scxpol_hint_meta) values are checked against.
+ *
+ * Hot path: scxpol_hint_lookup() caches the resolved hint in the task
+ * context, keyed by the meta generation (userspace bumps it after every
+ * write) and the task's cgroup, so a task pays for the tid/tgid/cgroup hash
+ * lookups only when something changed. A registered thread's slot is read on
+ * every lookup: the thread flips its importance without a syscall.
+ *
+ * Values are never trusted: a field out of range of the meta limits is
+ * ignored (the next source in precedence order may supply it) and counted
+ * in SCXPOL_STAT_HINT_REJECT.
+ *
+ * Callbacks to wire: exit_task -> scxpol_hint_task_exit, cgroup_exit ->
+ * scxpol_hint_cgroup_exit, so entries of dead tasks and removed cgroups go
+ * away with them; scxpol_hint_prune() (userspace) catches what died while no
+ * policy was loaded.
+ */
+#ifndef SCXPOL_HINT_BPF_H
+#define SCXPOL_HINT_BPF_H
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/abi/hint.h>
+#include <scxpol/stats.bpf.h>
+#include <scxpol/task.bpf.h>
+
+/* Default sizes; scxpol_hint_limits overrides them at load. */
+#ifndef SCXPOL_HINT_MAX_CGROUPS
+#define SCXPOL_HINT_MAX_CGROUPS 16384
+#endif
+#ifndef SCXPOL_HINT_MAX_TGIDS
+#define SCXPOL_HINT_MAX_TGIDS 16384
+#endif
+#ifndef SCXPOL_HINT_MAX_TIDS
+#define SCXPOL_HINT_MAX_TIDS 65536
+#endif
+#ifndef SCXPOL_HINT_MAX_SLOTS
+#define SCXPOL_HINT_MAX_SLOTS 1024
+#endif
+/* A task's cgroup and at most this many levels above it are searched. */
+#define SCXPOL_HINT_CGROUP_DEPTH 16
+
+/* Stable kernel constants (include/linux/sched.h, cgroup-defs.h). */
+#define SCXPOL_PF_EXITING 0x00000004
+#define SCXPOL_CSS_ONLINE (1 << 1)
+
+/*
+ * The hash maps are not preallocated: an update then swaps in a new
+ * element and frees the old one after an RCU grace period, so a reader
+ * never sees a value half rewritten by userspace. Only userspace inserts.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SCXPOL_HINT_MAX_CGROUPS);
+	__type(key, u64);
+	__type(value, struct scxpol_hint);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_cgrp SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SCXPOL_HINT_MAX_TGIDS);
+	__type(key, u32);
+	__type(value, struct scxpol_hint);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_tgid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SCXPOL_HINT_MAX_TIDS);
+	__type(key, u32);
+	__type(value, struct scxpol_hint);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_tid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SCXPOL_HINT_MAX_SLOTS);
+	__type(key, u32);
+	__type(value, struct scxpol_hint_slot);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SCXPOL_HINT_MAX_SLOTS);
+	__type(key, u32);
+	__type(value, u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_slot_idx SEC(".maps");
+
+/* mmap-able so that writers bump gen atomically without a syscall. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_hint_meta);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_meta SEC(".maps");
+
+/*
+ * Kernel pointers below are followed with single-level BPF_CORE_READ()s
+ * (probe reads, valid in any callback; the host fake reads them plainly).
+ */
+
+/* @p's cgroup on the cgroup2 hierarchy. */
+static __always_inline struct cgroup *scxpol_hint_task_cgroup(struct task_struct *p)
+{
+	struct css_set *cset = BPF_CORE_READ(p, cgroups);
+
+	return BPF_CORE_READ(cset, dfl_cgrp);
+}
+
+/* The id of @cgrp: its cgroup2 directory's inode number. */
+static __always_inline u64 scxpol_hint_cgroup_id(struct cgroup *cgrp)
+{
+	struct kernfs_node *kn = BPF_CORE_READ(cgrp, kn);
+
+	return BPF_CORE_READ(kn, id);
+}
+
+#ifndef __noinline
+#define __noinline __attribute__((noinline))
+#endif
+
+int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hint *h,
+		      const struct scxpol_hint_meta *m);
+
+/*
+ * Take from @h the fields @out does not have yet, each only if it is in
+ * range of @m; count the fields refused. A global function, against the
+ * helpers' rule, because the verifier checks it once: inlined 18 times with
+ * three branches each, the resolve loop's paths multiply past its limits.
+ */
+__noinline int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hint *h,
+				 const struct scxpol_hint_meta *m)
+{
+	u32 want;
+
+	if (!out || !h || !m)
+		return 0;
+	want = READ_ONCE(h->flags) & ~out->flags;
+	if (want & SCXPOL_HINT_F_POOL) {
+		s32 pool = READ_ONCE(h->pool);
+
+		if (pool == SCXPOL_HINT_POOL_NONE || (pool >= 0 && (u32)pool < m->nr_pools)) {
+			out->pool = pool;
+			out->flags |= SCXPOL_HINT_F_POOL;
+		} else {
+			scxpol_stat_inc(SCXPOL_STAT_HINT_REJECT);
+		}
+	}
+	if (want & SCXPOL_HINT_F_CLASS) {
+		u32 class = READ_ONCE(h->class);
+
+		if (class < m->nr_classes) {
+			out->class = class;
+			out->flags |= SCXPOL_HINT_F_CLASS;
+		} else {
+			scxpol_stat_inc(SCXPOL_STAT_HINT_REJECT);
+		}
+	}
+	if (want & SCXPOL_HINT_F_IMPORTANCE) {
+		u32 imp = READ_ONCE(h->importance);
+
+		if (imp <= m->max_importance) {
+			out->importance = imp;
+			out->flags |= SCXPOL_HINT_F_IMPORTANCE;
+		} else {
+			scxpol_stat_inc(SCXPOL_STAT_HINT_REJECT);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Resolve @p's hint from the maps into @out (zeroed by the caller): tid,
+ * then tgid, then its cgroup and the cgroup's ancestors, field by field.
+ * Returns its registered slot or -1.
+ */
+static __always_inline s32 scxpol_hint_resolve(struct task_struct *p,
+					       const struct scxpol_hint_meta *m,
+					       struct scxpol_hint *out)
+{
+	u32 tid = p->pid, tgid = p->tgid;
+	struct scxpol_hint *h;
+	struct cgroup *cgrp;
+	u32 *idx;
+	int i;
+
+	h = bpf_map_lookup_elem(&scxpol_hint_tid, &tid);
+	if (h)
+		scxpol_hint_merge(out, h, m);
+	h = bpf_map_lookup_elem(&scxpol_hint_tgid, &tgid);
+	if (h)
+		scxpol_hint_merge(out, h, m);
+	cgrp = scxpol_hint_task_cgroup(p);
+	for (i = 0; i < SCXPOL_HINT_CGROUP_DEPTH && cgrp; i++) {
+		u64 id = scxpol_hint_cgroup_id(cgrp);
+		struct cgroup_subsys_state *parent;
+
+		h = bpf_map_lookup_elem(&scxpol_hint_cgrp, &id);
+		if (h)
+			scxpol_hint_merge(out, h, m);
+		/* a cgroup's own css is its first member: the parent css is the parent cgroup */
+		parent = BPF_CORE_READ(cgrp, self.parent);
+		cgrp = parent ? BPF_CORE_READ(parent, cgroup) : NULL;
+	}
+	idx = bpf_map_lookup_elem(&scxpol_hint_slot_idx, &tid);
+	return idx ? (s32)*idx : -1;
+}
+
+/*
+ * The hint that applies to @p, with @t its task context (NULL: no caching),
+ * for callbacks that already hold the context. Fills @out (fields without
+ * their SCXPOL_HINT_F_* flag are pool -1, class 0, importance 0) and returns
+ * whether any field is set. Counts one hint_hit or hint_miss per call.
+ */
+static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, struct task_struct *p,
+						   struct scxpol_hint *out)
+{
+	struct scxpol_hint_meta *m;
+	struct scxpol_hint_slot *sl;
+	u32 zero = 0, key;
+	s32 slot = -1;
+	u64 gen, cgid;
+
+	/* zeroed, not pool = -1 yet: keeps the verifier's states mergeable */
+	__builtin_memset(out, 0, sizeof(*out));
+	m = bpf_map_lookup_elem(&scxpol_hint_meta, &zero);
+	if (!m) {
+		out->pool = SCXPOL_HINT_POOL_NONE;
+		scxpol_stat_inc(SCXPOL_STAT_HINT_MISS);
+		return false;
+	}
+	/* gen before the maps: a write racing with us bumps it again after */
+	gen = READ_ONCE(m->gen);
+	cgid = scxpol_hint_cgroup_id(scxpol_hint_task_cgroup(p));
+	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid) {
+		out->pool = t->hint_pool;
+		out->class = t->hint_class;
+		out->importance = t->hint_importance;
+		out->flags = t->hint_flags;
+		slot = t->hint_slot;
+	} else {
+		slot = scxpol_hint_resolve(p, m, out);
+		if (!(out->flags & SCXPOL_HINT_F_POOL))
+			out->pool = SCXPOL_HINT_POOL_NONE;
+		if (t) {
+			t->hint_pool = out->pool;
+			t->hint_class = out->class;
+			t->hint_importance = out->importance;
+			t->hint_flags = out->flags;
+			t->hint_slot = slot;
+			t->hint_cgid = cgid;
+			t->hint_gen = gen + 1;
+		}
+	}
+	if (slot >= 0) {
+		key = (u32)slot;
+		sl = bpf_map_lookup_elem(&scxpol_hint_slots, &key);
+		/* the slot may have been released and claimed by another thread */
+		if (sl && READ_ONCE(sl->tid) == (u32)p->pid) {
+			u32 imp = READ_ONCE(sl->importance);
+
+			if (imp <= m->max_importance) {
+				out->importance = imp;
+				out->flags |= SCXPOL_HINT_F_IMPORTANCE;
+			} else {
+				scxpol_stat_inc(SCXPOL_STAT_HINT_REJECT);
+			}
+		}
+	}
+	scxpol_stat_inc(out->flags ? SCXPOL_STAT_HINT_HIT : SCXPOL_STAT_HINT_MISS);
+	return out->flags != 0;
+}
+
+/* The hint that applies to @p (see scxpol_hint_lookup_ctx). */
+static __always_inline bool scxpol_hint_lookup(struct task_struct *p, struct scxpol_hint *out)
+{
+	return scxpol_hint_lookup_ctx(scxpol_task_ctx(p), p, out);
+}
+
+/*
+ * From ops.exit_task: drop the hint of a task that died, its thread slot,
+ * and, for the last thread of a process, the process's hint. exit_task also
+ * runs for every task when the scheduler is unloaded; live tasks keep their
+ * hints then, so that a restarted policy finds them.
+ */
+static __always_inline void scxpol_hint_task_exit(struct task_struct *p)
+{
+	u32 tid = p->pid, tgid = p->tgid;
+	struct scxpol_hint_slot *sl;
+	struct signal_struct *sig;
+	u32 *idx;
+
+	if (!(p->flags & SCXPOL_PF_EXITING))
+		return;
+	bpf_map_delete_elem(&scxpol_hint_tid, &tid);
+	idx = bpf_map_lookup_elem(&scxpol_hint_slot_idx, &tid);
+	if (idx) {
+		u32 key = *idx;
+
+		sl = bpf_map_lookup_elem(&scxpol_hint_slots, &key);
+		if (sl && READ_ONCE(sl->tid) == tid) {
+			WRITE_ONCE(sl->importance, 0);
+			/* only if still ours: a pruner may have freed it already */
+			__sync_val_compare_and_swap(&sl->tid, tid, 0);
+		}
+		bpf_map_delete_elem(&scxpol_hint_slot_idx, &tid);
+	}
+	/* the leader goes last; an exec by another thread leaves live > 0 */
+	if (tid != tgid)
+		return;
+	sig = BPF_CORE_READ(p, signal);
+	if (!BPF_CORE_READ(sig, live.counter))
+		bpf_map_delete_elem(&scxpol_hint_tgid, &tgid);
+}
+
+/*
+ * From ops.cgroup_exit: drop the hint of a removed cgroup. Also called for
+ * every cgroup when the scheduler is unloaded; those are still online and
+ * keep their hints.
+ */
+static __always_inline void scxpol_hint_cgroup_exit(struct cgroup *cgrp)
+{
+	u64 id;
+
+	if (BPF_CORE_READ(cgrp, self.flags) & SCXPOL_CSS_ONLINE)
+		return;
+	id = scxpol_hint_cgroup_id(cgrp);
+	bpf_map_delete_elem(&scxpol_hint_cgrp, &id);
+}
+
+#endif

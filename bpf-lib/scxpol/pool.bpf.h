@@ -1,0 +1,1055 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * CPU pools / scheduling domains, BPF side: the published pool table, idle
+ * CPU selection inside a pool, queueing on a pool's vtime queue, the
+ * dispatch order with work stealing, and lending/borrowing between soft
+ * pools. Flags and layouts: <scxpol/abi/pool.h>; userspace builds plans with
+ * <scxpol/pool.h> and publishes them with scxpol_pool_publish().
+ *
+ * The table. Userspace sizes the maps at load (scxpol_pool_setup(): the
+ * number of possible CPUs and the policy's maximum pool count; no
+ * compile-time CPU limit), stages a plan in the scxpol_pool_stage* maps and
+ * runs the scxpol_pool_commit program below. The commit validates the plan
+ * (rejecting it untouched, with a reason, and counting
+ * SCXPOL_STAT_POOL_REJECT) and builds its cpumasks into the inactive half of
+ * a double buffer, then bumps the generation. A callback takes one
+ * snapshot with scxpol_pool_view() and reads only that half, so a resize is
+ * atomic for it. (Userspace waits for an RCU grace period before each
+ * commit, so no callback still reads the half being rebuilt.)
+ *
+ * Per pool: flags, a bpf_cpumask, one per (pool, LLC), an order list (the
+ * other pools, nearest first), a vtime clock (struct scxpol_vclock, not
+ * double-buffered: it carries over resizes) and a DSQ, SCXPOL_DSQ_POOL(i).
+ * Per CPU: its pool, LLC and node (O(1) lookup). Plus the CPUs of all
+ * lending pools, of all stealing pools, and the CPUs now running a borrowed
+ * task.
+ *
+ * Callbacks to wire (each does one scxpol_task_ctx() lookup and one
+ * scxpol_pool_view()):
+ *   init       scxpol_pool_init()
+ *   init_task  scxpol_task_init()
+ *   enable     scxpol_pool_enable()
+ *   select_cpu scxpol_pool_select_cpu()
+ *   enqueue    scxpol_pool_enqueue()
+ *   dispatch   scxpol_pool_dispatch()
+ *   running    scxpol_pool_running()
+ *   stopping   scxpol_pool_stopping()
+ *   quiescent  scxpol_pool_quiescent()
+ * The policy decides which pool a task belongs to (a hint, a cgroup, its
+ * comm...) and passes it in; -1 (SCXPOL_POOL_SHARED) means the shared
+ * fallback queue, which every CPU serves after its own pool.
+ */
+#ifndef SCXPOL_POOL_BPF_H
+#define SCXPOL_POOL_BPF_H
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/compat.bpf.h>
+#include <scxpol/dsq.bpf.h>
+#include <scxpol/stats.bpf.h>
+#include <scxpol/task.bpf.h>
+#include <scxpol/vtime.bpf.h>
+#include <scxpol/abi/pool.h>
+
+#ifndef EBUSY
+#define EBUSY 16
+#endif
+
+/* The shared queue where a pool index is expected. */
+#define SCXPOL_POOL_SHARED (-1)
+
+/*
+ * Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU serves the shared
+ * queue before the CPU's own pool, so tasks in no pool make progress when
+ * every pool is saturated (the watchdog ejects a scheduler that starves a
+ * task for 30 s).
+ */
+#ifndef SCXPOL_POOL_SHARED_EVERY
+#define SCXPOL_POOL_SHARED_EVERY 8
+#endif
+
+/* Where scxpol_pool_dispatch() found work. */
+enum scxpol_pool_source {
+	SCXPOL_POOL_SRC_NONE,
+	SCXPOL_POOL_SRC_POOL,   /* the CPU's own pool */
+	SCXPOL_POOL_SRC_SHARED, /* the shared queue */
+	SCXPOL_POOL_SRC_STEAL,  /* another STEAL pool's queue */
+	SCXPOL_POOL_SRC_BORROW, /* a BORROW pool's queue, on this LEND pool's CPU */
+};
+
+#ifdef SCXPOL_HOST_TEST
+#define SCXPOL_POOL_CONST volatile /* host tests play scxpol_pool_setup() */
+#else
+#define SCXPOL_POOL_CONST const volatile
+#endif
+
+/* Sizes, set by scxpol_pool_setup() before load: the verifier sees constants. */
+SCXPOL_POOL_CONST struct scxpol_pool_conf scxpol_pool_conf SEC(".rodata.scxpol_pool");
+
+/* A cpumask slot; @gen says which publication built it (per-LLC masks). */
+struct scxpol_pool_mask {
+	struct bpf_cpumask __kptr *cpus;
+	u64 gen;
+};
+
+/* A published pool. */
+struct scxpol_pool_slot {
+	struct scxpol_pool_desc desc;
+	struct bpf_cpumask __kptr *cpus;
+};
+
+/* Per-CPU dispatch state. */
+struct scxpol_pool_pcpu {
+	u32 nr_dispatch;
+};
+
+#define SCXPOL_POOL__LEND 0     /* scxpol_pool_masks: lend union of half h at 0 + h */
+#define SCXPOL_POOL__STEAL 2    /* steal union at 2 + h */
+#define SCXPOL_POOL__BORROWED 4 /* CPUs running a borrowed task */
+
+/* Map sizes below are placeholders: scxpol_pool_setup() sets the real ones. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_state);
+} scxpol_pool_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_slot);
+} scxpol_pool_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_mask);
+} scxpol_pool_llcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 5);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_mask);
+} scxpol_pool_masks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_cpu);
+} scxpol_pool_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, u32);
+} scxpol_pool_order SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct scxpol_vclock);
+} scxpol_pool_clock SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, u32);
+} scxpol_pool_queued SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_pcpu);
+} scxpol_pool_pcpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_desc);
+} scxpol_pool_stage SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} scxpol_pool_stage_mask SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_cpu);
+} scxpol_pool_stage_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} scxpol_pool_stage_order SEC(".maps");
+
+#ifndef SCXPOL_HOST_TEST
+/*
+ * Never read by BPF: userspace replaces its entry before each commit, and
+ * the kernel waits for an RCU grace period after a map-in-map update, so
+ * every callback that could still read the half about to be rebuilt has
+ * finished.
+ */
+struct scxpol_pool_sync_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__array(values, struct scxpol_pool_sync_inner);
+} scxpol_pool_sync SEC(".maps");
+#endif
+
+/* One callback's snapshot of the published table. */
+struct scxpol_pool_view {
+	u64 gen;      /* generation; 0 = nothing published */
+	u32 half;     /* half of the double buffer it reads */
+	u32 nr_pools; /* pools in it */
+};
+
+/* --- reading the table --------------------------------------------------- */
+
+/* Take the snapshot a callback reads the table through (once per callback). */
+static __always_inline void scxpol_pool_view(struct scxpol_pool_view *v)
+{
+	struct scxpol_pool_state *st;
+	u32 zero = 0;
+
+	v->gen = 0;
+	v->half = 0;
+	v->nr_pools = 0;
+	st = bpf_map_lookup_elem(&scxpol_pool_state, &zero);
+	if (!st)
+		return;
+	v->gen = READ_ONCE(st->gen);
+	v->half = (u32)v->gen & 1;
+	if (v->gen)
+		v->nr_pools = READ_ONCE(st->nr_pools[v->half]);
+}
+
+/* @cpu's entry (pool, LLC, node) in @v, or NULL for a CPU out of range. */
+static __always_inline struct scxpol_pool_cpu *scxpol_pool_cpu_info(const struct scxpol_pool_view *v,
+								     s32 cpu)
+{
+	u32 key;
+
+	if (!v->gen || cpu < 0 || (u32)cpu >= scxpol_pool_conf.nr_cpus)
+		return NULL;
+	key = (u32)cpu * 2 + v->half;
+	return bpf_map_lookup_elem(&scxpol_pool_cpus, &key);
+}
+
+/* The pool @cpu belongs to, or -1. */
+static __always_inline s32 scxpol_pool_of_cpu(const struct scxpol_pool_view *v, s32 cpu)
+{
+	struct scxpol_pool_cpu *c = scxpol_pool_cpu_info(v, cpu);
+
+	return c ? c->pool : -1;
+}
+
+static __always_inline struct scxpol_pool_slot *scxpol_pool__slot(const struct scxpol_pool_view *v,
+								   s32 pool)
+{
+	u32 key;
+
+	if (pool < 0 || (u32)pool >= v->nr_pools)
+		return NULL;
+	key = (u32)pool * 2 + v->half;
+	return bpf_map_lookup_elem(&scxpol_pool_slots, &key);
+}
+
+/* Whether @pool is a pool of @v. */
+static __always_inline bool scxpol_pool_valid(const struct scxpol_pool_view *v, s32 pool)
+{
+	return pool >= 0 && (u32)pool < v->nr_pools;
+}
+
+/* @pool's flags (SCXPOL_POOL_*), 0 for no pool. */
+static __always_inline u32 scxpol_pool_flags(const struct scxpol_pool_view *v, s32 pool)
+{
+	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
+
+	return s ? s->desc.flags : 0;
+}
+
+/* Number of CPUs in @pool, 0 for no pool. */
+static __always_inline u32 scxpol_pool_nr_cpus(const struct scxpol_pool_view *v, s32 pool)
+{
+	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
+
+	return s ? s->desc.nr_cpus : 0;
+}
+
+/* @pool's CPUs (valid for this callback), or NULL for no pool. */
+static __always_inline const struct cpumask *scxpol_pool_cpumask(const struct scxpol_pool_view *v,
+								  s32 pool)
+{
+	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
+	struct bpf_cpumask *m;
+
+	if (!s)
+		return NULL;
+	m = s->cpus;
+	return m ? scxpol_cast_mask(m) : NULL;
+}
+
+/* The CPUs of @pool in LLC @llc, or NULL when it has none there. */
+static __always_inline const struct cpumask *
+scxpol_pool_llc_cpumask(const struct scxpol_pool_view *v, s32 pool, u32 llc)
+{
+	struct scxpol_pool_mask *ms;
+	struct bpf_cpumask *m;
+	u32 key;
+
+	if (!scxpol_pool_valid(v, pool) || llc >= scxpol_pool_conf.max_llcs)
+		return NULL;
+	key = ((u32)pool * scxpol_pool_conf.max_llcs + llc) * 2 + v->half;
+	ms = bpf_map_lookup_elem(&scxpol_pool_llcs, &key);
+	/* a slot not rebuilt by this publication belongs to an older plan */
+	if (!ms || ms->gen != v->gen)
+		return NULL;
+	m = ms->cpus;
+	return m ? scxpol_cast_mask(m) : NULL;
+}
+
+/* Union masks: SCXPOL_POOL__LEND or SCXPOL_POOL__STEAL of @v's half. */
+static __always_inline const struct cpumask *scxpol_pool__union(const struct scxpol_pool_view *v,
+								 u32 kind)
+{
+	struct scxpol_pool_mask *ms;
+	struct bpf_cpumask *m;
+	u32 key = kind + v->half;
+
+	ms = bpf_map_lookup_elem(&scxpol_pool_masks, &key);
+	if (!v->gen || !ms || ms->gen != v->gen)
+		return NULL;
+	m = ms->cpus;
+	return m ? scxpol_cast_mask(m) : NULL;
+}
+
+static __always_inline struct bpf_cpumask *scxpol_pool__borrowed(void)
+{
+	struct scxpol_pool_mask *ms;
+	u32 key = SCXPOL_POOL__BORROWED;
+
+	ms = bpf_map_lookup_elem(&scxpol_pool_masks, &key);
+	return ms ? ms->cpus : NULL;
+}
+
+/* @pool's vtime clock; SCXPOL_POOL_SHARED (or any non-pool) gives the shared queue's. */
+static __always_inline struct scxpol_vclock *scxpol_pool_vclock(s32 pool)
+{
+	u32 key = scxpol_pool_conf.max_pools;
+
+	if (pool >= 0 && (u32)pool < scxpol_pool_conf.max_pools)
+		key = (u32)pool;
+	return bpf_map_lookup_elem(&scxpol_pool_clock, &key);
+}
+
+/* The DSQ of @pool; SCXPOL_POOL_SHARED gives the shared queue. */
+static __always_inline u64 scxpol_pool_dsq(s32 pool)
+{
+	return pool >= 0 ? SCXPOL_DSQ_POOL(pool) : SCXPOL_DSQ_SHARED;
+}
+
+/* Tasks waiting on @pool's queue (SCXPOL_POOL_SHARED: the shared queue). */
+static __always_inline u32 scxpol_pool_depth(s32 pool)
+{
+	return scxpol_dsq_depth(scxpol_pool_dsq(pool));
+}
+
+/* --- ops.init / ops.enable ----------------------------------------------- */
+
+/*
+ * From ops.init: create the shared queue and one queue per pool (all
+ * max_pools of them, so a later publication can use any index), give every
+ * pool clock @rule's rule, reset_every and busy_poll_after (NULL: FAIR,
+ * no busy-poll detection), and allocate the borrowed-CPU mask.
+ */
+static __always_inline s32 scxpol_pool_init(const struct scxpol_vclock *rule)
+{
+	struct scxpol_pool_mask *ms;
+	struct bpf_cpumask *m;
+	struct scxpol_vclock *c;
+	u32 i, key;
+	s32 ret;
+
+	ret = scxpol_dsq_create(SCXPOL_DSQ_SHARED, -1);
+	if (ret)
+		return ret;
+	bpf_for(i, 0, scxpol_pool_conf.max_pools) {
+		ret = scxpol_dsq_create(SCXPOL_DSQ_POOL(i), -1);
+		if (ret)
+			return ret;
+	}
+	bpf_for(i, 0, scxpol_pool_conf.max_pools + 1) {
+		c = bpf_map_lookup_elem(&scxpol_pool_clock, &i);
+		if (c && rule) {
+			c->rule = rule->rule;
+			c->reset_every = rule->reset_every;
+			c->busy_poll_after = rule->busy_poll_after;
+		}
+	}
+	m = bpf_cpumask_create();
+	if (!m)
+		return -ENOMEM;
+	key = SCXPOL_POOL__BORROWED;
+	ms = bpf_map_lookup_elem(&scxpol_pool_masks, &key);
+	if (!ms) {
+		bpf_cpumask_release(m);
+		return -ENOENT;
+	}
+	m = bpf_kptr_xchg(&ms->cpus, m);
+	if (m)
+		bpf_cpumask_release(m);
+	return 0;
+}
+
+/* From ops.enable: @p starts at the shared clock (queueing clamps it to its pool's). */
+static __always_inline void scxpol_pool_enable(struct task_struct *p)
+{
+	struct scxpol_vclock *c = scxpol_pool_vclock(SCXPOL_POOL_SHARED);
+
+	if (c)
+		scxpol_vtime_enable(c, p);
+}
+
+/* --- ops.select_cpu ------------------------------------------------------ */
+
+/*
+ * An idle CPU for a task of @pool that last ran on @prev_cpu, in this order:
+ *   1. @prev_cpu, if it is in @pool and idle;
+ *   2. a CPU of a wholly idle SMT core in @pool, in @prev_cpu's LLC first;
+ *   3. an idle CPU of @pool in @prev_cpu's LLC;
+ *   4. any idle CPU of @pool;
+ *   5. if @pool may BORROW: an idle CPU of a LEND pool (*@borrowed = true).
+ * The CPU's idle bit is cleared (it is claimed). Returns it, or -EBUSY when
+ * there is none (-ENOENT: @pool is not a pool). Does not look at @p's
+ * affinity: scxpol_pool_select_cpu() does.
+ */
+static __always_inline s32 scxpol_pool_pick_idle(const struct scxpol_pool_view *v, s32 pool,
+						 s32 prev_cpu, bool *borrowed)
+{
+	const struct cpumask *pm, *lm = NULL, *lend;
+	struct scxpol_pool_cpu *pc;
+	s32 cpu;
+
+	*borrowed = false;
+	pm = scxpol_pool_cpumask(v, pool);
+	if (!pm)
+		return -ENOENT;
+	pc = scxpol_pool_cpu_info(v, prev_cpu);
+	if (pc) {
+		if (pc->pool == pool && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+			return prev_cpu;
+		lm = scxpol_pool_llc_cpumask(v, pool, pc->llc);
+	}
+	if (lm) {
+		cpu = scx_bpf_pick_idle_cpu(lm, SCXPOL_PICK_IDLE_CORE);
+		if (cpu >= 0)
+			return cpu;
+	}
+	cpu = scx_bpf_pick_idle_cpu(pm, SCXPOL_PICK_IDLE_CORE);
+	if (cpu >= 0)
+		return cpu;
+	if (lm) {
+		cpu = scx_bpf_pick_idle_cpu(lm, 0);
+		if (cpu >= 0)
+			return cpu;
+	}
+	cpu = scx_bpf_pick_idle_cpu(pm, 0);
+	if (cpu >= 0)
+		return cpu;
+	if (!(scxpol_pool_flags(v, pool) & SCXPOL_POOL_BORROW))
+		return -EBUSY;
+	lend = scxpol_pool__union(v, SCXPOL_POOL__LEND);
+	if (!lend)
+		return -EBUSY;
+	cpu = scx_bpf_pick_idle_cpu(lend, 0);
+	/* our own pool may lend too: one of its CPUs may have just gone idle */
+	if (cpu >= 0)
+		*borrowed = scxpol_pool_of_cpu(v, cpu) != pool;
+	return cpu;
+}
+
+/* Insert @p straight into the local DSQ of the idle CPU it is placed on. */
+static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice)
+{
+	scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
+	scxpol_stat_inc(SCXPOL_STAT_DIRECT);
+}
+
+/*
+ * ops.select_cpu for a task of @pool (SCXPOL_POOL_SHARED: no pool): place it
+ * on an idle CPU (scxpol_pool_pick_idle()) and insert it there directly
+ * with @slice; otherwise return @prev_cpu and let ops.enqueue queue it.
+ * Tasks in no pool use the kernel's default idle selection. A task whose
+ * affinity excludes some CPUs takes only an idle @prev_cpu of its pool; if
+ * its affinity misses the pool entirely, the kernel's default selection
+ * within its affinity. Records the pool in @t (may be NULL).
+ */
+static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view *v,
+						  struct task_struct *p, struct scxpol_task_ctx *t,
+						  s32 pool, s32 prev_cpu, u64 wake_flags, u64 slice)
+{
+	const struct cpumask *pm = scxpol_pool_cpumask(v, pool);
+	bool borrowed = false, idle = false;
+	s32 cpu;
+
+	if (t) {
+		t->pool = pm ? pool : SCXPOL_POOL_SHARED;
+		t->pool_gen = (u32)v->gen;
+	}
+	if (pm && p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids()) {
+		if (bpf_cpumask_intersects(pm, p->cpus_ptr)) {
+			if (scxpol_pool_of_cpu(v, prev_cpu) == pool &&
+			    bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
+			    scx_bpf_test_and_clear_cpu_idle(prev_cpu)) {
+				scxpol_pool__direct(p, slice);
+				return prev_cpu;
+			}
+			return prev_cpu;
+		}
+		pm = NULL; /* its affinity leaves the pool: the kernel places it */
+	}
+	if (!pm) {
+		cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
+		if (idle)
+			scxpol_pool__direct(p, slice);
+		return cpu;
+	}
+	cpu = scxpol_pool_pick_idle(v, pool, prev_cpu, &borrowed);
+	if (cpu < 0)
+		return prev_cpu;
+	scxpol_pool__direct(p, slice);
+	if (borrowed)
+		scxpol_stat_inc(SCXPOL_STAT_BORROW_IDLE);
+	return cpu;
+}
+
+/* --- ops.enqueue --------------------------------------------------------- */
+
+/*
+ * After @pool got a task and no CPU was placed for it: wake an idle CPU of
+ * @pool; else, for a LEND pool, take back one of its CPUs running a
+ * borrowed task (SCXPOL_KICK_PREEMPT); else, for a BORROW pool, wake an idle
+ * CPU of a LEND pool; else, for a STEAL pool, wake an idle CPU of a STEAL
+ * pool, which will steal.
+ */
+static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v, s32 pool,
+					      const struct cpumask *pm)
+{
+	const struct cpumask *other;
+	struct bpf_cpumask *b;
+	u32 flags = scxpol_pool_flags(v, pool);
+	s32 cpu;
+
+	cpu = scx_bpf_pick_idle_cpu(pm, 0);
+	if (cpu >= 0) {
+		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		return;
+	}
+	if (flags & SCXPOL_POOL_LEND) {
+		b = scxpol_pool__borrowed();
+		if (b) {
+			cpu = (s32)bpf_cpumask_any_and_distribute(pm, scxpol_cast_mask(b));
+			if ((u32)cpu < scx_bpf_nr_cpu_ids()) {
+				scx_bpf_kick_cpu(cpu, SCXPOL_KICK_PREEMPT);
+				scxpol_stat_inc(SCXPOL_STAT_RECLAIM);
+				return;
+			}
+		}
+	}
+	if (flags & SCXPOL_POOL_BORROW) {
+		other = scxpol_pool__union(v, SCXPOL_POOL__LEND);
+		cpu = other ? scx_bpf_pick_idle_cpu(other, 0) : -EBUSY;
+		if (cpu >= 0) {
+			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+			return;
+		}
+	}
+	if (flags & SCXPOL_POOL_STEAL) {
+		other = scxpol_pool__union(v, SCXPOL_POOL__STEAL);
+		cpu = other ? scx_bpf_pick_idle_cpu(other, 0) : -EBUSY;
+		if (cpu >= 0)
+			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+	}
+}
+
+/*
+ * ops.enqueue for a task of @pool (SCXPOL_POOL_SHARED: the shared queue):
+ * insert it into the pool's queue at its vtime on the pool's clock
+ * (scxpol_vtime_enqueue_ctx(); a task flagged as a busy poller goes one
+ * @slice later and counts SCXPOL_STAT_BUSY_POLL_DEMOTE), then make sure a
+ * CPU will pick it up (see scxpol_pool__wake()). A task pinned to one CPU
+ * goes to that CPU's local DSQ: in a queue other CPUs serve first it could
+ * starve. A task whose affinity misses its pool goes to the shared queue.
+ */
+static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v,
+						struct task_struct *p, struct scxpol_task_ctx *t,
+						s32 pool, u64 enq_flags, u64 slice)
+{
+	const struct cpumask *pm = scxpol_pool_cpumask(v, pool);
+	bool restricted = p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids();
+	struct scxpol_vclock *c;
+	u64 vtime;
+	s32 cpu;
+
+	scxpol_stat_inc(SCXPOL_STAT_ENQUEUE);
+	if (p->nr_cpus_allowed == 1) {
+		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
+		return;
+	}
+	if (pm && restricted && !bpf_cpumask_intersects(pm, p->cpus_ptr))
+		pm = NULL;
+	if (!pm)
+		pool = SCXPOL_POOL_SHARED;
+	if (t) {
+		t->pool = pool;
+		t->pool_gen = (u32)v->gen;
+	}
+	c = scxpol_pool_vclock(pool);
+	vtime = c ? scxpol_vtime_enqueue_ctx(c, p, t, enq_flags, slice) : p->scx.dsq_vtime;
+	if (scxpol_vtime_busy_poll_ctx(t)) {
+		vtime += slice;
+		scxpol_stat_inc(SCXPOL_STAT_BUSY_POLL_DEMOTE);
+	}
+	scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice, vtime, enq_flags);
+	if (!pm) {
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+		if (cpu >= 0)
+			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		return;
+	}
+	if (restricted) {
+		/* only some of the pool's CPUs may run it: nudge one of them */
+		cpu = (s32)bpf_cpumask_any_and_distribute(pm, p->cpus_ptr);
+		if ((u32)cpu < scx_bpf_nr_cpu_ids())
+			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		return;
+	}
+	scxpol_pool__wake(v, pool, pm);
+}
+
+/* --- ops.dispatch -------------------------------------------------------- */
+
+static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
+{
+	if (!scxpol_dsq_move_to_local(dsq))
+		return false;
+	scxpol_stat_inc(stat);
+	return true;
+}
+
+/*
+ * Pull from the queues of the pools in @pool's order list (nearest first)
+ * that have @want set in their flags.
+ */
+static __always_inline bool scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool,
+					      u32 nr_order, u32 want, enum scxpol_stat stat)
+{
+	u32 k, key, q;
+	u32 *qp;
+
+	bpf_for(k, 0, nr_order) {
+		key = ((u32)pool * scxpol_pool_conf.max_pools + k) * 2 + v->half;
+		qp = bpf_map_lookup_elem(&scxpol_pool_order, &key);
+		if (!qp)
+			break;
+		q = *qp;
+		if (q == (u32)pool || !(scxpol_pool_flags(v, (s32)q) & want))
+			continue;
+		if (scx_bpf_dsq_nr_queued(SCXPOL_DSQ_POOL(q)) > 0 &&
+		    scxpol_pool__take(SCXPOL_DSQ_POOL(q), stat))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ops.dispatch on @cpu: move one task to its local DSQ, looking in this
+ * order: @cpu's pool queue -> the shared queue -> (a STEAL pool) the
+ * queues of the other STEAL pools, nearest first -> (a LEND pool) the
+ * queues of BORROW pools, nearest first. Every SCXPOL_POOL_SHARED_EVERY-th
+ * dispatch on a CPU looks at the shared queue first. A CPU in no pool
+ * serves the shared queue only. Counts where the task came from
+ * (SCXPOL_STAT_DISPATCH_*) and returns it (enum scxpol_pool_source).
+ */
+static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v, s32 cpu)
+{
+	struct scxpol_pool_pcpu *pc;
+	struct scxpol_pool_slot *s;
+	bool shared_first = false;
+	u32 zero = 0, flags = 0, nr_order = 0;
+	s32 pool = scxpol_pool_of_cpu(v, cpu);
+
+	pc = bpf_map_lookup_elem(&scxpol_pool_pcpu, &zero);
+	if (pc && ++pc->nr_dispatch % SCXPOL_POOL_SHARED_EVERY == 0)
+		shared_first = true;
+	if (shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
+		return SCXPOL_POOL_SRC_SHARED;
+	s = scxpol_pool__slot(v, pool);
+	if (s) {
+		flags = s->desc.flags;
+		nr_order = s->desc.nr_order;
+		if (scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
+			return SCXPOL_POOL_SRC_POOL;
+	}
+	if (!shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
+		return SCXPOL_POOL_SRC_SHARED;
+	if ((flags & SCXPOL_POOL_STEAL) &&
+	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_STEAL, SCXPOL_STAT_DISPATCH_STEAL))
+		return SCXPOL_POOL_SRC_STEAL;
+	if ((flags & SCXPOL_POOL_LEND) &&
+	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_BORROW, SCXPOL_STAT_DISPATCH_BORROW))
+		return SCXPOL_POOL_SRC_BORROW;
+	scxpol_stat_inc(SCXPOL_STAT_DISPATCH_NONE);
+	return SCXPOL_POOL_SRC_NONE;
+}
+
+/* --- ops.running / stopping / quiescent ---------------------------------- */
+
+/*
+ * ops.running: advance the clock of @p's pool, and if @p runs on a CPU its
+ * BORROW pool borrowed from a LEND pool, mark the CPU (so the lender can
+ * take it back) and @p (SCXPOL_TASKF_BORROWED).
+ */
+static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v,
+						struct task_struct *p, struct scxpol_task_ctx *t)
+{
+	struct scxpol_vclock *c;
+	struct bpf_cpumask *b;
+	s32 cpu, here;
+
+	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
+	if (c)
+		scxpol_vtime_running_ctx(c, p, t);
+	if (!t || !scxpol_pool_valid(v, t->pool))
+		return;
+	cpu = scx_bpf_task_cpu(p);
+	here = scxpol_pool_of_cpu(v, cpu);
+	if (here < 0 || here == t->pool || !(scxpol_pool_flags(v, here) & SCXPOL_POOL_LEND) ||
+	    !(scxpol_pool_flags(v, t->pool) & SCXPOL_POOL_BORROW))
+		return;
+	b = scxpol_pool__borrowed();
+	if (b)
+		bpf_cpumask_set_cpu((u32)cpu, b);
+	t->flags |= SCXPOL_TASKF_BORROWED;
+}
+
+/* ops.stopping: charge @p on its pool's clock; give a borrowed CPU back. */
+static __always_inline void scxpol_pool_stopping(const struct scxpol_pool_view *v,
+						 struct task_struct *p, struct scxpol_task_ctx *t,
+						 bool runnable)
+{
+	struct scxpol_vclock *c;
+	struct bpf_cpumask *b;
+
+	(void)v;
+	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
+	if (c)
+		scxpol_vtime_stopping_ctx(c, p, t, runnable);
+	if (!t || !(t->flags & SCXPOL_TASKF_BORROWED))
+		return;
+	t->flags &= ~SCXPOL_TASKF_BORROWED;
+	b = scxpol_pool__borrowed();
+	if (b)
+		bpf_cpumask_clear_cpu((u32)scx_bpf_task_cpu(p), b);
+}
+
+/* ops.quiescent: count sleeps (Algorithm 1's sleep frequency). */
+static __always_inline void scxpol_pool_quiescent(struct scxpol_task_ctx *t, u64 deq_flags)
+{
+	scxpol_vtime_quiescent_ctx(t, deq_flags);
+}
+
+/* --- publication (userspace runs these with bpf_prog_test_run_opts) ------ */
+
+static __always_inline int scxpol_pool__reject(struct scxpol_pool_commit_args *a, int err,
+					       u32 reason, s32 pool, s32 cpu, s32 other)
+{
+	a->err = -err;
+	a->reason = reason;
+	a->pool = pool;
+	a->cpu = cpu;
+	a->other = other;
+	if (reason != SCXPOL_POOL_REJ_NOMEM)
+		scxpol_stat_inc(SCXPOL_STAT_POOL_REJECT);
+	return -err;
+}
+
+/* Check the staged plan of @nr_pools pools; fill each pool's nr_cpus. */
+static __always_inline int scxpol_pool__validate(struct scxpol_pool_commit_args *a, u32 nr_pools)
+{
+	u32 max_pools = scxpol_pool_conf.max_pools, nr_words = scxpol_pool_conf.nr_words;
+	u32 nr_ids = scx_bpf_nr_cpu_ids();
+	struct scxpol_pool_cpu *sc;
+	struct scxpol_pool_desc *d;
+	u32 p, k, key, cpu, q;
+	s32 owner;
+	u64 *w;
+	u32 *qp;
+
+	bpf_for(p, 0, nr_pools) {
+		d = bpf_map_lookup_elem(&scxpol_pool_stage, &p);
+		if (!d)
+			return scxpol_pool__reject(a, ENOENT, SCXPOL_POOL_REJ_NOT_SETUP, p, -1, -1);
+		if (d->flags & ~SCXPOL_POOL_FLAGS_ALL)
+			return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_FLAGS, p, -1, d->flags);
+		if (d->nr_order > nr_pools - 1)
+			return scxpol_pool__reject(a, ERANGE, SCXPOL_POOL_REJ_ORDER, p, -1,
+						   d->nr_order);
+		d->nr_cpus = 0;
+		bpf_for(k, 0, d->nr_order) {
+			key = p * max_pools + k;
+			qp = bpf_map_lookup_elem(&scxpol_pool_stage_order, &key);
+			if (!qp)
+				return scxpol_pool__reject(a, ENOENT, SCXPOL_POOL_REJ_NOT_SETUP, p,
+							   -1, -1);
+			q = *qp;
+			if (q >= nr_pools || q == p)
+				return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_ORDER, p, -1, q);
+		}
+	}
+	bpf_for(cpu, 0, nr_words * 64) {
+		owner = -1;
+		bpf_for(p, 0, nr_pools) {
+			key = p * nr_words + cpu / 64;
+			w = bpf_map_lookup_elem(&scxpol_pool_stage_mask, &key);
+			if (!w || !((*w >> (cpu & 63)) & 1))
+				continue;
+			if (owner >= 0)
+				return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_OVERLAP, owner,
+							   cpu, p);
+			owner = p;
+		}
+		sc = bpf_map_lookup_elem(&scxpol_pool_stage_cpu, &cpu);
+		if (owner < 0) {
+			if (sc && sc->pool != -1)
+				return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_CPU_TABLE,
+							   -1, cpu, sc->pool);
+			continue;
+		}
+		if (cpu >= nr_ids || !sc)
+			return scxpol_pool__reject(a, ERANGE, SCXPOL_POOL_REJ_CPU_RANGE, owner, cpu,
+						   nr_ids);
+		if (sc->pool != owner)
+			return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_CPU_TABLE, owner, cpu,
+						   sc->pool);
+		if (sc->llc >= scxpol_pool_conf.max_llcs)
+			return scxpol_pool__reject(a, ERANGE, SCXPOL_POOL_REJ_LLC_RANGE, owner, cpu,
+						   sc->llc);
+		key = (u32)owner;
+		d = bpf_map_lookup_elem(&scxpol_pool_stage, &key);
+		if (d)
+			d->nr_cpus++;
+	}
+	bpf_for(p, 0, nr_pools) {
+		d = bpf_map_lookup_elem(&scxpol_pool_stage, &p);
+		if (d && !d->nr_cpus)
+			return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_EMPTY, p, -1, -1);
+	}
+	return 0;
+}
+
+/* Put a new empty cpumask into slot @ms (dropping the old one), stamped @gen. */
+static __always_inline int scxpol_pool__fresh(struct scxpol_pool_mask *ms, u64 gen)
+{
+	struct bpf_cpumask *m = bpf_cpumask_create();
+
+	if (!m)
+		return -ENOMEM;
+	m = bpf_kptr_xchg(&ms->cpus, m);
+	if (m)
+		bpf_cpumask_release(m);
+	ms->gen = gen;
+	return 0;
+}
+
+/* Set @cpu in the cpumask of slot @ms (if any); in an RCU read section. */
+static __always_inline void scxpol_pool__set(struct scxpol_pool_mask *ms, u32 cpu)
+{
+	struct bpf_cpumask *m = ms->cpus;
+
+	if (m)
+		bpf_cpumask_set_cpu(cpu, m);
+}
+
+/* Build the validated plan into half @h for generation @gen. */
+static __always_inline int scxpol_pool__build(struct scxpol_pool_commit_args *a, u32 nr_pools,
+					      u64 gen, u32 h)
+{
+	u32 max_pools = scxpol_pool_conf.max_pools, max_llcs = scxpol_pool_conf.max_llcs;
+	struct scxpol_pool_mask *ms, *lend, *steal;
+	struct scxpol_pool_cpu *sc, *dc;
+	struct scxpol_pool_desc *d;
+	struct scxpol_pool_slot *s;
+	struct bpf_cpumask *m;
+	u32 p, k, cpu, key, src, flags;
+	u32 *qp, *dq;
+
+	bpf_for(p, 0, max_pools) {
+		key = p * 2 + h;
+		s = bpf_map_lookup_elem(&scxpol_pool_slots, &key);
+		d = bpf_map_lookup_elem(&scxpol_pool_stage, &p);
+		if (!s || !d)
+			return scxpol_pool__reject(a, ENOENT, SCXPOL_POOL_REJ_NOT_SETUP, p, -1, -1);
+		m = NULL;
+		if (p < nr_pools) {
+			s->desc = *d;
+			m = bpf_cpumask_create();
+			if (!m)
+				return scxpol_pool__reject(a, ENOMEM, SCXPOL_POOL_REJ_NOMEM, p, -1, -1);
+		} else {
+			__builtin_memset(&s->desc, 0, sizeof(s->desc));
+		}
+		m = bpf_kptr_xchg(&s->cpus, m);
+		if (m)
+			bpf_cpumask_release(m);
+		if (p >= nr_pools)
+			continue;
+		bpf_for(k, 0, s->desc.nr_order) {
+			src = p * max_pools + k;
+			key = src * 2 + h;
+			qp = bpf_map_lookup_elem(&scxpol_pool_stage_order, &src);
+			dq = bpf_map_lookup_elem(&scxpol_pool_order, &key);
+			if (qp && dq)
+				*dq = *qp;
+		}
+	}
+	key = SCXPOL_POOL__LEND + h;
+	lend = bpf_map_lookup_elem(&scxpol_pool_masks, &key);
+	key = SCXPOL_POOL__STEAL + h;
+	steal = bpf_map_lookup_elem(&scxpol_pool_masks, &key);
+	if (!lend || !steal)
+		return scxpol_pool__reject(a, ENOENT, SCXPOL_POOL_REJ_NOT_SETUP, -1, -1, -1);
+	if (scxpol_pool__fresh(lend, gen) || scxpol_pool__fresh(steal, gen))
+		return scxpol_pool__reject(a, ENOMEM, SCXPOL_POOL_REJ_NOMEM, -1, -1, -1);
+	bpf_for(cpu, 0, scxpol_pool_conf.nr_cpus) {
+		sc = bpf_map_lookup_elem(&scxpol_pool_stage_cpu, &cpu);
+		key = cpu * 2 + h;
+		dc = bpf_map_lookup_elem(&scxpol_pool_cpus, &key);
+		if (!sc || !dc)
+			return scxpol_pool__reject(a, ENOENT, SCXPOL_POOL_REJ_NOT_SETUP, -1, cpu, -1);
+		*dc = *sc;
+		if (sc->pool < 0)
+			continue;
+		key = ((u32)sc->pool * max_llcs + sc->llc) * 2 + h;
+		ms = bpf_map_lookup_elem(&scxpol_pool_llcs, &key);
+		if (ms && ms->gen != gen && scxpol_pool__fresh(ms, gen))
+			return scxpol_pool__reject(a, ENOMEM, SCXPOL_POOL_REJ_NOMEM, sc->pool, cpu, -1);
+		key = (u32)sc->pool * 2 + h;
+		s = bpf_map_lookup_elem(&scxpol_pool_slots, &key);
+		if (!s)
+			continue;
+		flags = s->desc.flags;
+		bpf_rcu_read_lock();
+		m = s->cpus;
+		if (m)
+			bpf_cpumask_set_cpu(cpu, m);
+		if (ms)
+			scxpol_pool__set(ms, cpu);
+		if (flags & SCXPOL_POOL_LEND)
+			scxpol_pool__set(lend, cpu);
+		if (flags & SCXPOL_POOL_STEAL)
+			scxpol_pool__set(steal, cpu);
+		bpf_rcu_read_unlock();
+	}
+	return 0;
+}
+
+/*
+ * Publish the staged plan of @a->nr_pools pools (see <scxpol/abi/pool.h>):
+ * validate, build the inactive half, flip the generation, and kick the CPUs
+ * whose pool changed so they pick from their new pool at once. Returns 0 or
+ * a negative errno, with the reason in @a.
+ */
+int scxpol_pool_commit(struct scxpol_pool_commit_args *a);
+SEC("syscall")
+int scxpol_pool_commit(struct scxpol_pool_commit_args *a)
+{
+	struct scxpol_pool_cpu *was, *now;
+	struct scxpol_pool_state *st;
+	u32 zero = 0, nr_pools = a->nr_pools, h, cpu, key;
+	u64 gen;
+	int ret;
+
+	a->err = 0;
+	a->reason = SCXPOL_POOL_REJ_NONE;
+	a->pool = -1;
+	a->cpu = -1;
+	a->other = -1;
+	st = bpf_map_lookup_elem(&scxpol_pool_state, &zero);
+	if (!st || !scxpol_pool_conf.max_pools)
+		return scxpol_pool__reject(a, ENOENT, SCXPOL_POOL_REJ_NOT_SETUP, -1, -1, -1);
+	if (!nr_pools || nr_pools > scxpol_pool_conf.max_pools)
+		return scxpol_pool__reject(a, ERANGE, SCXPOL_POOL_REJ_NR_POOLS, -1, -1,
+					   (s32)nr_pools);
+	ret = scxpol_pool__validate(a, nr_pools);
+	if (ret)
+		return ret;
+	gen = st->gen + 1;
+	h = (u32)gen & 1;
+	ret = scxpol_pool__build(a, nr_pools, gen, h);
+	if (ret)
+		return ret;
+	st->nr_pools[h] = nr_pools;
+	/* a full barrier: readers that see the new generation see its half */
+	__sync_fetch_and_add(&st->gen, 1);
+	a->gen = gen;
+	scxpol_stat_inc(SCXPOL_STAT_POOL_COMMIT);
+	if (gen == 1)
+		return 0;
+	bpf_for(cpu, 0, scxpol_pool_conf.nr_cpus) {
+		key = cpu * 2 + (h ^ 1);
+		was = bpf_map_lookup_elem(&scxpol_pool_cpus, &key);
+		key = cpu * 2 + h;
+		now = bpf_map_lookup_elem(&scxpol_pool_cpus, &key);
+		if (was && now && was->pool != now->pool && cpu < scx_bpf_nr_cpu_ids())
+			scx_bpf_kick_cpu((s32)cpu, SCXPOL_KICK_PREEMPT);
+	}
+	return 0;
+}
+
+/* Fill scxpol_pool_queued with every pool's queue depth (last: shared). */
+int scxpol_pool_query(struct scxpol_pool_query_args *a);
+SEC("syscall")
+int scxpol_pool_query(struct scxpol_pool_query_args *a)
+{
+	struct scxpol_pool_state *st;
+	u32 zero = 0, i;
+	u32 *q;
+
+	bpf_for(i, 0, scxpol_pool_conf.max_pools + 1) {
+		q = bpf_map_lookup_elem(&scxpol_pool_queued, &i);
+		if (q)
+			*q = scxpol_pool_depth(i < scxpol_pool_conf.max_pools ? (s32)i :
+							 SCXPOL_POOL_SHARED);
+	}
+	st = bpf_map_lookup_elem(&scxpol_pool_state, &zero);
+	a->gen = st ? st->gen : 0;
+	a->nr_pools = st && st->gen ? st->nr_pools[st->gen & 1] : 0;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faas-replay: replay a FaaS trace in real time as processes in cgroups,
+ * assigning each invocation a scheduling domain by IAT consistent hashing,
+ * and report latency, worker duration, cost and core reuse.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <scxpol/pool.h>
+#include <scxpol/topology.h>
+
+#include "funcs.h"
+#include "iat.h"
+#include "replay.h"
+#include "trace.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: faas-replay --trace FILE [options]\n"
+		"Trace:\n"
+		"  --trace FILE          simple CSV (function,arrival_ms,duration_ms[,kind]) or,\n"
+		"                        with --format azure, invocations_per_function_md.anon.dNN.csv\n"
+		"  --format simple|azure trace format (default simple)\n"
+		"  --durations FILE      azure: function_durations_percentiles.anon.dNN.csv\n"
+		"  --minutes A[-B]       azure: minute range to replay (default: all)\n"
+		"  --minute-ms N         azure: a trace minute lasts N ms (default 60000)\n"
+		"  --max-functions N     azure: the first N functions with invocations\n"
+		"  --duration-scale X    multiply durations by X (default 1)\n"
+		"  --skip-missing        azure: skip and count functions without durations\n"
+		"                        (default: such a function is an error)\n"
+		"  --kind-mix C,I,P,M    azure: percent of functions per kind cpu,io,poll,mt\n"
+		"                        (default 55,25,10,10)\n"
+		"  --seed N              azure: expansion seed (default 1)\n"
+		"Domains (IAT consistent hashing):\n"
+		"  --domains N           N exclusive domains over the online CPUs (default 1)\n"
+		"  --plan \"d0=0-1 d1=2-3\" the domains as a pool plan instead\n"
+		"  --capacity N          concurrent invocations per domain (default: its CPUs)\n"
+		"  --bucket-ms X         IAT bucket size (default 100)\n"
+		"  --iat-alpha X         EWMA weight of the newest IAT, (0,1] (default 0.5;\n"
+		"                        1 = the last IAT)\n"
+		"  --home-scan           scan all domains from the bucket's home domain\n"
+		"                        (default: from domain 0, as the paper)\n"
+		"Replay:\n"
+		"  --time-scale X        multiply arrival times by X (default 1)\n"
+		"  --cgroup-root DIR     run invocation I in cgroup DIR/inv-I (cgroup v2;\n"
+		"                        created and removed)\n"
+		"  --sink none|pinned[:POLICY]  where assignments go: nowhere (EEVDF runs),\n"
+		"                        or cgroup hints of loaded POLICY (default faas)\n"
+		"  --pin-root DIR        pinned: the policy's pin directory\n"
+		"  --mt-threads N        threads of an mt body, 2..4 (default 2)\n"
+		"  --io-sleep-ratio N    io bodies sleep N ms per ms of work (default 2)\n"
+		"  --out FILE            per-invocation results (CSV)\n"
+		"  -h, --help            this text\n"
+		"Prints a summary table and one JSON line. Exit status: 0 when every\n"
+		"invocation completed, 1 on any failure, 2 for bad usage.\n");
+}
+
+/* Whole number option value in [lo, hi]. */
+static int opt_uint(const char *opt, const char *s, unsigned long long lo,
+		    unsigned long long hi, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *v < lo || *v > hi) {
+		fprintf(stderr, "faas-replay: %s '%s': want a whole number in %llu..%llu\n", opt, s,
+			lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+/* Number option value in (lo, hi]. */
+static int opt_double(const char *opt, const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !(*v > lo && *v <= hi)) {
+		fprintf(stderr, "faas-replay: %s '%s': want a number in (%g, %g]\n", opt, s, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_minutes(const char *s, struct faas_azure_opts *a)
+{
+	unsigned int first, last;
+	char tail;
+
+	if (sscanf(s, "%u-%u%c", &first, &last, &tail) == 2 ||
+	    (sscanf(s, "%u%c", &first, &tail) == 1 && (last = first))) {
+		if (first >= 1 && first <= last && last <= 1440) {
+			a->first_minute = first;
+			a->last_minute = last;
+			return 0;
+		}
+	}
+	fprintf(stderr, "faas-replay: --minutes '%s': want A or A-B with 1 <= A <= B <= 1440\n", s);
+	return -1;
+}
+
+static int opt_kind_mix(const char *s, struct faas_azure_opts *a)
+{
+	unsigned int v[FAAS_NR_KINDS];
+	char tail;
+
+	if (sscanf(s, "%u,%u,%u,%u%c", &v[0], &v[1], &v[2], &v[3], &tail) == 4 &&
+	    v[0] + v[1] + v[2] + v[3] == 100 && !strchr(s, '-')) {
+		memcpy(a->kind_mix, v, sizeof(v));
+		return 0;
+	}
+	fprintf(stderr, "faas-replay: --kind-mix '%s': want four percentages cpu,io,poll,mt "
+			"summing to 100\n", s);
+	return -1;
+}
+
+struct domains {
+	unsigned int n;
+	unsigned int *capacity;
+	char desc[1024];
+};
+
+/* Domains from the library's pool plan: exclusive CPU sets. */
+static int make_domains(unsigned int n, const char *plan_text, unsigned long long capacity,
+			struct domains *d)
+{
+	struct scxpol_pool_plan *plan = NULL;
+	struct scxpol_topo *topo;
+	size_t off;
+	unsigned int i;
+	int r;
+
+	topo = scxpol_topo_load(NULL);
+	if (!topo) {
+		fprintf(stderr, "faas-replay: topology: %s\n", scxpol_last_error());
+		return -1;
+	}
+	if (plan_text)
+		r = scxpol_pool_plan_parse(topo, plan_text, SCXPOL_POOL_EXCLUSIVE, &plan);
+	else
+		r = scxpol_pool_plan_domains(topo, n, SCXPOL_POOL_EXCLUSIVE, &plan);
+	if (r) {
+		fprintf(stderr, "faas-replay: %s: %s\n", plan_text ? "--plan" : "--domains",
+			scxpol_last_error());
+		scxpol_topo_free(topo);
+		return -1;
+	}
+	d->n = scxpol_pool_plan_nr_pools(plan);
+	if (!d->n) {
+		fprintf(stderr, "faas-replay: --plan '%s' has no domains\n", plan_text);
+		r = -1;
+		goto out;
+	}
+	d->capacity = calloc(d->n, sizeof(*d->capacity));
+	if (!d->capacity) {
+		fprintf(stderr, "faas-replay: out of memory\n");
+		r = -1;
+		goto out;
+	}
+	r = scxpol_pool_plan_format(plan, d->desc, sizeof(d->desc));
+	off = r < 0 ? 0 : (size_t)r;
+	r = 0;
+	if (off + 16 < sizeof(d->desc))
+		off += (size_t)snprintf(d->desc + off, sizeof(d->desc) - off, ", capacity");
+	for (i = 0; i < d->n; i++) {
+		d->capacity[i] = capacity ? (unsigned int)capacity
+					  : scxpol_cpuset_count(scxpol_pool_plan_cpus(plan, i));
+		if (off + 16 < sizeof(d->desc))
+			off += (size_t)snprintf(d->desc + off, sizeof(d->desc) - off, " %u",
+						d->capacity[i]);
+	}
+out:
+	scxpol_pool_plan_free(plan);
+	scxpol_topo_free(topo);
+	return r;
+}
+
+enum {
+	O_TRACE = 256, O_FORMAT, O_DURATIONS, O_MINUTES, O_MINUTE_MS, O_MAX_FUNCS, O_DUR_SCALE,
+	O_SKIP_MISSING, O_KIND_MIX, O_SEED, O_DOMAINS, O_PLAN, O_CAPACITY, O_BUCKET, O_ALPHA,
+	O_HOME_SCAN, O_TIME_SCALE, O_CGROUP_ROOT, O_SINK, O_PIN_ROOT, O_MT_THREADS, O_IO_RATIO,
+	O_OUT,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, O_TRACE },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "durations", required_argument, NULL, O_DURATIONS },
+		{ "minutes", required_argument, NULL, O_MINUTES },
+		{ "minute-ms", required_argument, NULL, O_MINUTE_MS },
+		{ "max-functions", required_argument, NULL, O_MAX_FUNCS },
+		{ "duration-scale", required_argument, NULL, O_DUR_SCALE },
+		{ "skip-missing", no_argument, NULL, O_SKIP_MISSING },
+		{ "kind-mix", required_argument, NULL, O_KIND_MIX },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "domains", required_argument, NULL, O_DOMAINS },
+		{ "plan", required_argument, NULL, O_PLAN },
+		{ "capacity", required_argument, NULL, O_CAPACITY },
+		{ "bucket-ms", required_argument, NULL, O_BUCKET },
+		{ "iat-alpha", required_argument, NULL, O_ALPHA },
+		{ "home-scan", no_argument, NULL, O_HOME_SCAN },
+		{ "time-scale", required_argument, NULL, O_TIME_SCALE },
+		{ "cgroup-root", required_argument, NULL, O_CGROUP_ROOT },
+		{ "sink", required_argument, NULL, O_SINK },
+		{ "pin-root", required_argument, NULL, O_PIN_ROOT },
+		{ "mt-threads", required_argument, NULL, O_MT_THREADS },
+		{ "io-sleep-ratio", required_argument, NULL, O_IO_RATIO },
+		{ "out", required_argument, NULL, O_OUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct faas_azure_opts az = { .seed = 1 };
+	struct faas_replay_opts ro = {
+		.bucket_us = 100000,
+		.iat_alpha = 0.5,
+		.body = { .mt_threads = 2, .io_sleep_ratio = 2 },
+		.stop = &stop,
+	};
+	const char *trace_path = NULL, *durations = NULL, *plan_text = NULL, *out_path = NULL;
+	const char *sink_arg = "none", *pin_root = NULL;
+	unsigned long long v, nr_domains = 1, capacity = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct faas_sink *sink = NULL;
+	struct faas_replay *res = NULL;
+	struct faas_trace *trace = NULL;
+	struct domains dom = { 0 };
+	struct faas_summary sum;
+	char err[FAAS_ERR_LEN];
+	bool azure = false, seed_set = false;
+	double x;
+	int c, r, ret = 1;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_TRACE:
+			trace_path = optarg;
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "simple") && strcmp(optarg, "azure")) {
+				fprintf(stderr, "faas-replay: --format '%s': want simple or azure\n", optarg);
+				return 2;
+			}
+			azure = !strcmp(optarg, "azure");
+			break;
+		case O_DURATIONS:
+			durations = optarg;
+			break;
+		case O_MINUTES:
+			if (opt_minutes(optarg, &az))
+				return 2;
+			break;
+		case O_MINUTE_MS:
+			if (opt_uint("--minute-ms", optarg, 1, 3600000, &v))
+				return 2;
+			az.minute_us = v * 1000;
+			break;
+		case O_MAX_FUNCS:
+			if (opt_uint("--max-functions", optarg, 1, UINT32_MAX, &v))
+				return 2;
+			az.max_funcs = (uint32_t)v;
+			break;
+		case O_DUR_SCALE:
+			if (opt_double("--duration-scale", optarg, 0, 1e6, &az.duration_scale))
+				return 2;
+			break;
+		case O_SKIP_MISSING:
+			az.skip_missing = true;
+			break;
+		case O_KIND_MIX:
+			if (opt_kind_mix(optarg, &az))
+				return 2;
+			break;
+		case O_SEED:
+			if (opt_uint("--seed", optarg, 0, UINT64_MAX, &v))
+				return 2;
+			az.seed = v;
+			seed_set = true;
+			break;
+		case O_DOMAINS:
+			if (opt_uint("--domains", optarg, 1, FAAS_IAT_MAX_DOMAINS, &nr_domains))
+				return 2;
+			break;
+		case O_PLAN:
+			plan_text = optarg;
+			break;
+		case O_CAPACITY:
+			if (opt_uint("--capacity", optarg, 1, 1000000, &capacity))
+				return 2;
+			break;
+		case O_BUCKET:
+			if (opt_double("--bucket-ms", optarg, 0, 86400000, &x))
+				return 2;
+			ro.bucket_us = (uint64_t)(x * 1000 + 0.5);
+			if (!ro.bucket_us) {
+				fprintf(stderr, "faas-replay: --bucket-ms '%s': want at least 0.001\n", optarg);
+				return 2;
+			}
+			break;
+		case O_ALPHA:
+			if (opt_double("--iat-alpha", optarg, 0, 1, &ro.iat_alpha))
+				return 2;
+			break;
+		case O_HOME_SCAN:
+			ro.home_scan = true;
+			break;
+		case O_TIME_SCALE:
+			if (opt_double("--time-scale", optarg, 0, 1e6, &ro.time_scale))
+				return 2;
+			break;
+		case O_CGROUP_ROOT:
+			ro.cgroup_root = optarg;
+			break;
+		case O_SINK:
+			sink_arg = optarg;
+			break;
+		case O_PIN_ROOT:
+			pin_root = optarg;
+			break;
+		case O_MT_THREADS:
+			if (opt_uint("--mt-threads", optarg, 2, 4, &v))
+				return 2;
+			ro.body.mt_threads = (unsigned int)v;
+			break;
+		case O_IO_RATIO:
+			if (opt_uint("--io-sleep-ratio", optarg, 1, 100, &v))
+				return 2;
+			ro.body.io_sleep_ratio = (unsigned int)v;
+			break;
+		case O_OUT:
+			out_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "faas-replay: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (!trace_path) {
+		fprintf(stderr, "faas-replay: --trace FILE is required (see --help)\n");
+		return 2;
+	}
+	if (azure != !!durations) {
+		fprintf(stderr, "faas-replay: %s\n", azure ? "--format azure needs --durations FILE"
+							  : "--durations is for --format azure");
+		return 2;
+	}
+	if (!azure && (az.first_minute || az.minute_us || az.max_funcs || az.skip_missing ||
+		       seed_set || az.kind_mix[0] + az.kind_mix[1] + az.kind_mix[2] +
+		       az.kind_mix[3])) {
+		fprintf(stderr, "faas-replay: --minutes, --minute-ms, --max-functions, --skip-missing, "
+				"--kind-mix and --seed are for --format azure\n");
+		return 2;
+	}
+	if (plan_text && nr_domains != 1) {
+		fprintf(stderr, "faas-replay: give --domains or --plan, not both\n");
+		return 2;
+	}
+	if (strcmp(sink_arg, "none") && strcmp(sink_arg, "pinned") && strncmp(sink_arg, "pinned:", 7)) {
+		fprintf(stderr, "faas-replay: --sink '%s': want none, pinned or pinned:POLICY\n", sink_arg);
+		return 2;
+	}
+
+	if (make_domains((unsigned int)nr_domains, plan_text, capacity, &dom))
+		goto out;
+	if (azure)
+		r = faas_trace_load_azure(trace_path, durations, &az, &trace, err, sizeof(err));
+	else
+		r = faas_trace_load_simple(trace_path, &trace, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "faas-replay: %s\n", err);
+		goto out;
+	}
+	if (!azure && az.duration_scale)
+		faas_trace_scale_durations(trace, az.duration_scale);
+	if (trace->skipped_funcs)
+		fprintf(stderr, "faas-replay: warning: skipped %llu functions (%llu invocations) "
+				"missing from %s\n", (unsigned long long)trace->skipped_funcs,
+			(unsigned long long)trace->skipped_inv, durations);
+	if (strcmp(sink_arg, "none")) {
+#ifdef FAAS_HAVE_HINT
+		sink = faas_sink_hint_open(sink_arg[6] ? sink_arg + 7 : "faas", pin_root, err,
+					   sizeof(err));
+		if (!sink) {
+			fprintf(stderr, "faas-replay: %s\n", err);
+			goto out;
+		}
+#else
+		fprintf(stderr, "faas-replay: --sink %s: this build has no hint client (the "
+				"library did not export scxpol_hint_client_open when it was "
+				"configured)\n", sink_arg);
+		goto out;
+#endif
+	}
+	r = faas_calibrate(&ro.body.iters_per_us, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "faas-replay: %s\n", err);
+		goto out;
+	}
+	printf("faas-replay: %llu invocations of %u functions; domains %s; calibration %.1f "
+	       "iterations/us\n", (unsigned long long)trace->nr_inv, trace->nr_funcs, dom.desc,
+	       ro.body.iters_per_us);
+	fflush(stdout);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ro.trace = trace;
+	ro.nr_domains = dom.n;
+	ro.capacity = dom.capacity;
+	ro.sink = sink;
+	r = faas_replay_run(&ro, &res, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "faas-replay: %s\n", err);
+		goto out;
+	}
+	if (out_path) {
+		FILE *f = fopen(out_path, "we");
+
+		if (!f) {
+			fprintf(stderr, "faas-replay: %s: %s\n", out_path, strerror(errno));
+			goto out;
+		}
+		r = faas_replay_write_csv(res, f);
+		if (fclose(f) || r) {
+			fprintf(stderr, "faas-replay: %s: write error\n", out_path);
+			goto out;
+		}
+	}
+	faas_replay_summarize(res, &sum);
+	faas_summary_print(&sum, stdout);
+	ret = sum.completed == sum.count ? 0 : 1;
+out:
+	faas_replay_free(res);
+#ifdef FAAS_HAVE_HINT
+	faas_sink_hint_close(sink);
+#endif
+	faas_trace_free(trace);
+	free(dom.capacity);
+	return ret;
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Function bodies (cpu, io, poll, mt) as forked processes in cgroups. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "funcs.h"
+
+#define SAMPLE_US 20	 /* sample sched_getcpu() this often */
+#define IO_BURST_US 1000 /* an io body computes at most this long at once */
+#define POLL_SPINS 256	 /* flag checks between two clock reads */
+#define MAX_MT_THREADS 4
+
+/* Results of the compute loop land here so the compiler must compute them. */
+static volatile uint64_t work_sink;
+/* The poll body's "event": nothing sets it, the body stops on its clock. */
+static volatile int poll_flag;
+
+void faas_cpuset_set(struct faas_cpuset *s, int cpu)
+{
+	uint64_t bit;
+
+	if (cpu < 0 || cpu >= FAAS_MAX_CPUS)
+		return;
+	bit = 1ULL << (cpu % 64);
+	/* read first: threads of an mt body share the set */
+	if (!(__atomic_load_n(&s->bits[cpu / 64], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&s->bits[cpu / 64], bit, __ATOMIC_RELAXED);
+}
+
+int faas_cpuset_has(const struct faas_cpuset *s, int cpu)
+{
+	return cpu >= 0 && cpu < FAAS_MAX_CPUS && (s->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+unsigned int faas_cpuset_count(const struct faas_cpuset *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FAAS_MAX_CPUS / 64; i++)
+		n += (unsigned int)__builtin_popcountll(s->bits[i]);
+	return n;
+}
+
+static uint64_t ts_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t faas_now_ns(void)
+{
+	return ts_ns(CLOCK_MONOTONIC);
+}
+
+/* The compute loop: a xorshift chain the compiler cannot shorten. */
+static uint64_t compute(uint64_t iters, uint64_t x)
+{
+	while (iters--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
+
+int faas_calibrate(double *iters_per_us, char *err, size_t errlen)
+{
+	double best = 0;
+	int run;
+
+	for (run = 0; run < 5; run++) {
+		uint64_t n = 1 << 16, t0, dt;
+
+		/* grow until one run takes >= 10 ms of CPU time */
+		for (;;) {
+			t0 = ts_ns(CLOCK_THREAD_CPUTIME_ID);
+			work_sink = compute(n, work_sink | 1);
+			dt = ts_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+			if (dt >= 10000000 || n >= (1ULL << 40))
+				break;
+			n *= 2;
+		}
+		if (dt && (double)n * 1000.0 / (double)dt > best)
+			best = (double)n * 1000.0 / (double)dt;
+	}
+	if (!(best > 0))
+		return faas_errf(err, errlen, EIO, "calibration failed: the thread CPU clock did not advance");
+	*iters_per_us = best;
+	return 0;
+}
+
+int faas_body_check(const struct faas_body_cfg *cfg, char *err, size_t errlen)
+{
+	if (!(cfg->iters_per_us > 0))
+		return faas_errf(err, errlen, EINVAL, "iterations per us %g: calibrate first",
+				 cfg->iters_per_us);
+	if (cfg->mt_threads < 2 || cfg->mt_threads > MAX_MT_THREADS)
+		return faas_errf(err, errlen, EINVAL, "mt threads %u: want 2..%d", cfg->mt_threads,
+				 MAX_MT_THREADS);
+	if (cfg->io_sleep_ratio < 1 || cfg->io_sleep_ratio > 100)
+		return faas_errf(err, errlen, EINVAL, "io sleep ratio %u: want 1..100",
+				 cfg->io_sleep_ratio);
+	return 0;
+}
+
+/* @us of work, sampling the CPU into @cpus as it goes. */
+static void work_us(double us, double ipu, struct faas_cpuset *cpus)
+{
+	uint64_t left = (uint64_t)(us * ipu + 0.5), chunk = (uint64_t)(SAMPLE_US * ipu) + 1;
+	uint64_t x = work_sink | 1;
+
+	faas_cpuset_set(cpus, sched_getcpu());
+	while (left) {
+		uint64_t n = left < chunk ? left : chunk;
+
+		x = compute(n, x);
+		left -= n;
+		faas_cpuset_set(cpus, sched_getcpu());
+	}
+	work_sink = x;
+}
+
+static void sleep_us(uint64_t us)
+{
+	struct timespec ts = { .tv_sec = (time_t)(us / 1000000), .tv_nsec = (long)(us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void body_io(uint64_t duration_us, const struct faas_body_cfg *cfg, struct faas_cpuset *cpus)
+{
+	double left = (double)duration_us / (1.0 + cfg->io_sleep_ratio);
+
+	while (left > 0) {
+		double burst = left < IO_BURST_US ? left : IO_BURST_US;
+
+		work_us(burst, cfg->iters_per_us, cpus);
+		left -= burst;
+		sleep_us((uint64_t)(burst * cfg->io_sleep_ratio + 0.5));
+	}
+}
+
+static void body_poll(uint64_t duration_us, struct faas_cpuset *cpus)
+{
+	uint64_t until = ts_ns(CLOCK_THREAD_CPUTIME_ID) + duration_us * 1000;
+	int n;
+
+	do {
+		for (n = POLL_SPINS; n && !poll_flag; n--)
+			;
+		faas_cpuset_set(cpus, sched_getcpu());
+	} while (!poll_flag && ts_ns(CLOCK_THREAD_CPUTIME_ID) < until);
+}
+
+struct mt_arg {
+	double us, ipu;
+	struct faas_cpuset *cpus;
+};
+
+static void *mt_thread(void *arg)
+{
+	struct mt_arg *a = arg;
+
+	work_us(a->us, a->ipu, a->cpus);
+	return NULL;
+}
+
+static int body_mt(uint64_t duration_us, const struct faas_body_cfg *cfg, struct faas_cpuset *cpus)
+{
+	struct mt_arg a = { .us = (double)duration_us, .ipu = cfg->iters_per_us, .cpus = cpus };
+	pthread_t th[MAX_MT_THREADS];
+	unsigned int i, n;
+	int r = 0;
+
+	for (n = 0; n + 1 < cfg->mt_threads; n++) {
+		r = pthread_create(&th[n], NULL, mt_thread, &a);
+		if (r)
+			break;
+	}
+	if (!r)
+		mt_thread(&a);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return -r;
+}
+
+/* The "0::/path" line of /proc/self/cgroup, or "". */
+static void read_cgroup(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[512];
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		n = strcspn(line + 3, "\n");
+		if (n >= len)
+			n = len - 1; /* truncated: cannot match any path the replay made */
+		memcpy(buf, line + 3, n);
+		buf[n] = '\0';
+		break;
+	}
+	fclose(f);
+}
+
+int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_body_cfg *cfg,
+		  struct faas_body_report *rep)
+{
+	int r = 0;
+
+	rep->start_ns = faas_now_ns();
+	rep->first_cpu = sched_getcpu();
+	memset(&rep->cpus, 0, sizeof(rep->cpus));
+	faas_cpuset_set(&rep->cpus, rep->first_cpu);
+	switch (kind) {
+	case FAAS_KIND_CPU:
+		work_us((double)duration_us, cfg->iters_per_us, &rep->cpus);
+		break;
+	case FAAS_KIND_IO:
+		body_io(duration_us, cfg, &rep->cpus);
+		break;
+	case FAAS_KIND_POLL:
+		body_poll(duration_us, &rep->cpus);
+		break;
+	case FAAS_KIND_MT:
+		r = body_mt(duration_us, cfg, &rep->cpus);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	rep->end_ns = faas_now_ns();
+	read_cgroup(rep->cgroup, sizeof(rep->cgroup));
+	rep->status = -r;
+	return r;
+}
+
+pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
+		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,
+		      size_t errlen)
+{
+	struct faas_body_report rep;
+	int go[2], r;
+	ssize_t n;
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return faas_errf(err, errlen, errno, "invocation %llu: pipe: %s",
+				 (unsigned long long)id, strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		r = errno;
+		close(go[0]);
+		close(go[1]);
+		return faas_errf(err, errlen, r, "invocation %llu: fork: %s",
+				 (unsigned long long)id, strerror(r));
+	}
+	if (pid) {
+		close(go[0]);
+		*go_fd = go[1];
+		return pid;
+	}
+
+	/* child: nothing runs before the parent says go */
+	close(go[1]);
+	do
+		n = read(go[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(3);
+	close(go[0]);
+	memset(&rep, 0, sizeof(rep));
+	rep.id = id;
+	r = faas_body_run(kind, duration_us, cfg, &rep);
+	do
+		n = write(report_fd, &rep, sizeof(rep));
+	while (n < 0 && errno == EINTR);
+	_exit(r || n != (ssize_t)sizeof(rep) ? 1 : 0);
+}
+
+int faas_cgroup_create(const char *root, const char *name, char *path, size_t len,
+		       uint64_t *id, char *err, size_t errlen)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h;
+	int mnt, r;
+
+	if (snprintf(path, len, "%s/%s", root, name) >= (int)len)
+		return faas_errf(err, errlen, ENAMETOOLONG, "cgroup path %s/%s is too long", root,
+				 name);
+	if (mkdir(path, 0755))
+		return faas_errf(err, errlen, errno, "cannot create cgroup %s: %s", path,
+				 strerror(errno));
+	h.fh.handle_bytes = sizeof(uint64_t);
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0) || h.fh.handle_bytes != sizeof(uint64_t)) {
+		r = errno ? errno : EINVAL;
+		rmdir(path);
+		return faas_errf(err, errlen, r,
+				 "cgroup %s: cannot read its id (is %s on cgroup v2?): %s", path,
+				 root, strerror(r));
+	}
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+int faas_cgroup_move(const char *path, pid_t pid, char *err, size_t errlen)
+{
+	char file[4096], num[32];
+	int fd, n, r = 0;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return faas_errf(err, errlen, errno, "cannot open %s: %s", file, strerror(errno));
+	n = snprintf(num, sizeof(num), "%d\n", (int)pid);
+	if (write(fd, num, (size_t)n) != n)
+		r = errno ? errno : EIO;
+	close(fd);
+	if (r)
+		return faas_errf(err, errlen, r, "cannot move pid %d into %s: %s", (int)pid, path,
+				 strerror(r));
+	return 0;
+}
+
+int faas_cgroup_remove(const char *path, char *err, size_t errlen)
+{
+	int i;
+
+	/* a reaped task can stay counted for a moment after it exits */
+	for (i = 0; rmdir(path); i++) {
+		if (errno != EBUSY || i == 200)
+			return faas_errf(err, errlen, errno, "cannot remove cgroup %s: %s", path,
+					 strerror(errno));
+		sleep_us(1000);
+	}
+	return 0;
+}

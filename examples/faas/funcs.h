@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Function bodies: what an invocation does once it runs, as a forked
+ * process in its own cgroup v2 directory.
+ *
+ * Work is fixed, not wall time: faas_calibrate() measures once how many
+ * iterations of the compute loop one microsecond of CPU time buys (thread
+ * CPU time, best of several runs, so preemption during calibration does
+ * not skew it), and a body of duration D does D worth of iterations. Under
+ * contention the same work takes longer, which is the latency the replay
+ * measures. Per kind, for duration D:
+ *   cpu   one burst of D of work
+ *   io    bursts of at most 1 ms of work, each followed by a sleep of
+ *         io_sleep_ratio times the burst: D / (1 + ratio) of work in all,
+ *         so an uncontended run takes about D
+ *   poll  a busy-polling runtime: spins on a flag and checks its thread CPU
+ *         clock every 256 spins until it has used D of CPU time; never
+ *         sleeps
+ *   mt    mt_threads threads (2..4), each doing D of work: an uncontended
+ *         run takes about D on mt_threads CPUs
+ * While working, every thread samples sched_getcpu() about every 20 us of
+ * work; the report carries the first CPU and the set of CPUs seen.
+ *
+ * Process protocol (faas_body_spawn): the child is forked blocked on a "go"
+ * pipe; the parent moves it into its cgroup, tells the policy, then writes
+ * one byte. Only then does the body start its clock and work, so it never
+ * does work outside its cgroup or before its domain is known. It ends by
+ * writing one struct faas_body_report (smaller than PIPE_BUF, so atomic on
+ * a pipe shared by all children) and exits 0; any failure exits non-zero.
+ */
+#ifndef FAAS_FUNCS_H
+#define FAAS_FUNCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace.h"
+
+#define FAAS_MAX_CPUS 1024
+
+/*
+ * A fixed-size CPU set: it travels in the body's report through a pipe and
+ * is shared by the threads of an mt body; results convert it to a
+ * struct scxpol_cpuset for printing.
+ */
+struct faas_cpuset {
+	uint64_t bits[FAAS_MAX_CPUS / 64];
+};
+
+struct faas_body_cfg {
+	double iters_per_us;	     /* from faas_calibrate() */
+	unsigned int mt_threads;     /* threads of an mt body, 2..4 */
+	unsigned int io_sleep_ratio; /* io: sleep per unit of work, >= 1 */
+};
+
+struct faas_body_report {
+	uint64_t id;	   /* the invocation */
+	uint64_t start_ns; /* CLOCK_MONOTONIC when the body started */
+	uint64_t end_ns;   /* ... and when it finished */
+	int32_t first_cpu; /* CPU of the body's first instruction */
+	int32_t status;	   /* 0, or the errno that failed the body */
+	struct faas_cpuset cpus;
+	char cgroup[256];  /* its cgroup v2 path (/proc/self/cgroup), truncated */
+};
+
+/* faas_cpuset_set/has/count - CPU set bit operations (CPUs >= FAAS_MAX_CPUS ignored). */
+void faas_cpuset_set(struct faas_cpuset *s, int cpu);
+int faas_cpuset_has(const struct faas_cpuset *s, int cpu);
+unsigned int faas_cpuset_count(const struct faas_cpuset *s);
+
+/* faas_now_ns - CLOCK_MONOTONIC in nanoseconds. */
+uint64_t faas_now_ns(void);
+
+/*
+ * faas_calibrate - measure the compute loop's iterations per microsecond
+ * of CPU time into *@iters_per_us. Takes about 100 ms. Returns 0 or a
+ * negative errno with the reason in @err.
+ */
+int faas_calibrate(double *iters_per_us, char *err, size_t errlen);
+
+/*
+ * faas_body_check - validate @cfg; 0, or -EINVAL with the reason in @err.
+ */
+int faas_body_check(const struct faas_body_cfg *cfg, char *err, size_t errlen);
+
+/*
+ * faas_body_run - run a body of @kind for @duration_us in the calling
+ * process (the forked child calls this; tests call it directly) and fill
+ * @rep (all but ->id). Returns 0 or a negative errno (also in ->status).
+ */
+int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_body_cfg *cfg,
+		  struct faas_body_report *rep);
+
+/*
+ * faas_body_spawn - fork a child that waits for the go byte, runs the body
+ * of invocation @id and writes its report to @report_fd. Returns the
+ * child's pid and its go pipe's write end in *@go_fd (write one byte to
+ * start it, close it to make it exit without running), or a negative
+ * errno with the reason in @err. Call only from a single-threaded process.
+ */
+pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
+		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,
+		      size_t errlen);
+
+/*
+ * faas_cgroup_create - create cgroup directory @root/@name; its path goes
+ * to @path (@len bytes) and its cgroup id (what BPF's
+ * bpf_get_current_cgroup_id() returns for its tasks) to *@id. Returns 0 or
+ * a negative errno with the reason in @err.
+ */
+int faas_cgroup_create(const char *root, const char *name, char *path, size_t len,
+		       uint64_t *id, char *err, size_t errlen);
+
+/* faas_cgroup_move - move process @pid into cgroup directory @path. */
+int faas_cgroup_move(const char *path, pid_t pid, char *err, size_t errlen);
+
+/*
+ * faas_cgroup_remove - remove the (empty) cgroup directory @path, retrying
+ * briefly while the kernel still counts an exited task in it.
+ */
+int faas_cgroup_remove(const char *path, char *err, size_t errlen);
+
+#endif

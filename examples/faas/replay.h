@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Trace replay: start every invocation of a trace at its arrival time (on
+ * the replay's clock: trace time x time_scale), as a real process in its
+ * own cgroup, with the domain the IAT policy (iat.h) picked, and measure
+ * what happened.
+ *
+ * Per invocation, in order:
+ *   1. faas_iat_assign() picks a domain (or the shared queue) from the
+ *      scheduled arrival; IATs are on the replay's clock.
+ *   2. the cgroup <cgroup_root>/inv-<id> is created (with a cgroup root).
+ *   3. the body is forked, blocked (funcs.h), and moved into the cgroup.
+ *   4. sink->assign(cgroup id, domain), for a domain >= 0 only: an
+ *      invocation on the shared queue has no hint, which is what sends its
+ *      tasks to the shared queue.
+ *   5. the body is released and runs.
+ * On completion (its report read and its process reaped): the domain is
+ * released, sink->clear(cgroup id) if assign was called, the cgroup is
+ * removed. Any failure (a body that crashed or failed, a sink error, a
+ * cgroup that cannot be created) stops the replay: remaining bodies are
+ * killed, their cgroups removed, and faas_replay_run() fails. A replay that
+ * returns 0 completed every invocation.
+ *
+ * Measurements (times relative to the replay's start):
+ *   arrival  the scheduled arrival; start: the body's first instruction
+ *   after release; end: when the body finished.
+ *   e2e latency = end - arrival; worker duration = end - start.
+ *   core reuse: the invocation's first CPU is one its function's previous
+ *   invocation (by arrival) ran on; undefined for a function's first.
+ *   CPU utilisation: busy / total jiffies of the "cpu" line of /proc/stat
+ *   between start and end of the replay (busy = user + nice + system +
+ *   irq + softirq + steal; total = busy + idle + iowait).
+ *   invocation cost = mean e2e latency x CPU utilisation (ms): the paper's
+ *   latency x cpu_utilization, with the utilisation of the whole run.
+ *   Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest.
+ */
+#ifndef FAAS_REPLAY_H
+#define FAAS_REPLAY_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "funcs.h"
+#include "iat.h"
+#include "trace.h"
+
+/*
+ * Where domain assignments go: the policy's cgroup -> domain hint map (a
+ * loader plugs its hint client in here). Both return 0 or a negative errno.
+ */
+struct faas_sink {
+	const char *name;
+	void *ctx;
+	int (*assign)(void *ctx, uint64_t cgroup_id, int domain);
+	int (*clear)(void *ctx, uint64_t cgroup_id);
+	/* optional: describe the sink's last failure (NULL: strerror) */
+	const char *(*last_error)(void *ctx);
+};
+
+/*
+ * faas_sink_hint_open - the "pinned" sink: assignments become cgroup hints
+ * {.pool = domain, .flags = SCXPOL_HINT_F_POOL} through the library's hint
+ * client, on the maps policy @policy pinned (under @pin_root; NULL: the
+ * library's default). NULL with the reason in @err. Defined in
+ * sink_hint.c, built when the library has the hint client.
+ */
+struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root, char *err,
+				      size_t errlen);
+
+/* faas_sink_hint_close - close a sink from faas_sink_hint_open() (NULL is fine). */
+void faas_sink_hint_close(struct faas_sink *s);
+
+struct faas_replay_opts {
+	const struct faas_trace *trace;
+	unsigned int nr_domains;
+	const unsigned int *capacity; /* per domain: CPUs or concurrent invocations */
+	uint64_t bucket_us;	      /* IAT bucket size */
+	double iat_alpha;	      /* IAT EWMA weight (iat.h) */
+	bool home_scan;		      /* iat.h */
+	double time_scale;	      /* arrivals x this; 0 means 1 */
+	const char *cgroup_root;      /* NULL: bodies stay in the replay's cgroup */
+	const struct faas_sink *sink; /* NULL: none (plain EEVDF runs) */
+	struct faas_body_cfg body;
+	const char *proc_stat;	      /* NULL: /proc/stat */
+	volatile sig_atomic_t *stop;  /* set (by a signal handler) to abort */
+};
+
+struct faas_inv_result {
+	int domain;	     /* FAAS_DOMAIN_SHARED: the shared queue */
+	uint64_t cgroup_id;  /* 0 without a cgroup root */
+	char *cgroup;	     /* the cgroup the body reported being in */
+	uint64_t arrival_ns; /* scheduled */
+	uint64_t start_ns;
+	uint64_t end_ns;
+	int first_cpu;
+	struct faas_cpuset cpus;
+	int reuse;	     /* 1, 0, or -1: the function's first invocation */
+	bool done;
+};
+
+struct faas_replay {
+	const struct faas_trace *trace;
+	struct faas_inv_result *res; /* one per trace invocation, same order */
+	uint64_t nr, completed;
+	unsigned int nr_domains;
+	struct faas_iat_stats iat;
+	uint64_t t0_ns;		     /* CLOCK_MONOTONIC of the replay's time 0 */
+	uint64_t run_ns;	     /* time 0 .. last completion */
+	double util;		     /* CPU utilisation over the run, 0..1 */
+};
+
+struct faas_summary {
+	uint64_t count, completed, shared;
+	double p50_ms, p99_ms, p999_ms, mean_e2e_ms, mean_worker_ms;
+	double util, cost_ms;
+	uint64_t reuse, reuse_of; /* invocations that reused a core, of those that could */
+	double run_s;
+};
+
+struct faas_cpu_stat {
+	uint64_t busy, total;
+};
+
+/*
+ * faas_replay_run - replay @o->trace. Returns 0 with every invocation
+ * completed and the results in *@out, or a negative errno with the reason
+ * in @err (and nothing left running or in the cgroup root).
+ */
+int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, char *err,
+		    size_t errlen);
+
+/* faas_replay_free - free results (NULL is fine). */
+void faas_replay_free(struct faas_replay *r);
+
+/*
+ * faas_replay_write_csv - one row per invocation: id, function, kind,
+ * domain (-1: shared queue), cgroup_id, cgroup, arrival_ms, start_ms,
+ * end_ms, e2e_ms, worker_ms, first_cpu, cpus (a CPU list with ';' between
+ * ranges), core_reuse (1, 0, or "-"). Returns 0 or -EIO.
+ */
+int faas_replay_write_csv(const struct faas_replay *r, FILE *f);
+
+/* faas_replay_summarize - the summary of completed invocations. */
+void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s);
+
+/* faas_summary_print - a table for people, then the summary as one JSON line. */
+void faas_summary_print(const struct faas_summary *s, FILE *f);
+
+/* faas_summary_json - just the JSON line. */
+void faas_summary_json(const struct faas_summary *s, FILE *f);
+
+/*
+ * faas_cpu_stat_read - busy and total jiffies from the "cpu" line of @path
+ * (a /proc/stat). Returns 0 or a negative errno with the reason in @err.
+ */
+int faas_cpu_stat_read(const char *path, struct faas_cpu_stat *st, char *err, size_t errlen);
+
+#endif

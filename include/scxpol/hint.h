@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Hints, userspace side: tell a running policy about a cgroup, a process or
+ * a thread (struct scxpol_hint and the precedence rules are in
+ * <scxpol/abi/hint.h>; the BPF side is <scxpol/hint.bpf.h>).
+ *
+ * Two kinds of users:
+ *  - the policy's loader calls scxpol_hint_setup() from its configure hook:
+ *    it sizes the hint maps and publishes the limits hints are checked
+ *    against;
+ *  - anyone else (a control plane, the application itself) opens a client
+ *    on the maps the policy pinned, /sys/fs/bpf/scxpol/<policy>/ by default,
+ *    and needs write access to them (the loader's pin_mode / pin_gid).
+ *
+ * Hints live in pinned maps: they survive restarts of the policy process.
+ * Every write bumps the meta generation, which makes the BPF side resolve
+ * the affected tasks' hints again. Ids are those of the initial PID and
+ * cgroup namespaces (what the kernel's task_struct holds).
+ *
+ * A client is safe to share between threads. The calls return 0 or a
+ * negative errno; pointer-returning ones NULL with errno set; each failure
+ * leaves a message naming the input in scxpol_last_error().
+ */
+#ifndef SCXPOL_HINT_H
+#define SCXPOL_HINT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <scxpol/abi/hint.h>
+#include <scxpol/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct scxpol_sched;
+struct scxpol_hint_client;
+struct scxpol_hint_thread;
+
+/* ---- Policy side --------------------------------------------------------- */
+
+struct scxpol_hint_limits {
+	size_t sz;
+	/* Valid values: pool < nr_pools (or SCXPOL_HINT_POOL_NONE), class < nr_classes, importance <= max_importance. */
+	unsigned int nr_pools;
+	unsigned int nr_classes;
+	unsigned int max_importance;
+	/*
+	 * Map sizes; 0 keeps the size of the pinned map if there is one,
+	 * else the BPF side's default (SCXPOL_HINT_MAX_* in hint.bpf.h).
+	 * nr_slots is the number of threads that can register at once.
+	 */
+	unsigned int nr_slots;
+	unsigned int max_cgroups;
+	unsigned int max_tgids;
+	unsigned int max_tids;
+};
+
+/*
+ * scxpol_hint_setup - from the configure hook: size the hint maps of @s's
+ * BPF object and, once it is loaded, write @lim into scxpol_hint_meta and
+ * bump its generation (hints already in pinned maps are kept). Called after
+ * load, it writes the limits at once (the sizes must then match the maps).
+ * Errors: -EINVAL for a NULL or bad @lim, or when the object has no hint
+ * maps (include <scxpol/hint.bpf.h>); -EEXIST when a map is already pinned
+ * with another size or layout (the message names the pin and says how to
+ * start afresh); errors of reading the pins.
+ */
+SCXPOL_API int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim);
+
+/* ---- Clients --------------------------------------------------------------- */
+
+struct scxpol_hint_client_opts {
+	size_t sz;
+	/* Directory of the policy's pinned maps; NULL: /sys/fs/bpf/scxpol/<policy>. */
+	const char *pin_root;
+};
+
+/*
+ * scxpol_hint_client_open - open the hint maps policy @policy pinned.
+ * NULL + errno: EINVAL (bad name: empty, '/', "." or ".."), ENOENT (the
+ * policy never pinned its maps there: is it loaded?), EACCES (the message
+ * gives the pins' mode and owner), EPROTO (a map does not have the layout
+ * of this library's <scxpol/abi/hint.h>).
+ */
+SCXPOL_API struct scxpol_hint_client *
+scxpol_hint_client_open(const char *policy, const struct scxpol_hint_client_opts *opts);
+
+/*
+ * scxpol_hint_client_close - close @c. Threads registered through @c must
+ * be unregistered first. NULL is a no-op.
+ */
+SCXPOL_API void scxpol_hint_client_close(struct scxpol_hint_client *c);
+
+/*
+ * scxpol_hint_set_cgroup_id - set the hint of cgroup @cgid (its cgroup2
+ * directory's inode number; tasks in descendant cgroups inherit it unless
+ * a nearer cgroup has the field). @h->flags says which fields are set; the
+ * values must be within the policy's limits. -EINVAL: no or unknown flags,
+ * a value out of range (the message gives the accepted range); -ENOSPC:
+ * the map is full (prune, or raise the policy's max_cgroups).
+ */
+SCXPOL_API int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
+					 const struct scxpol_hint *h);
+
+/*
+ * scxpol_hint_set_cgroup_path - the same for the cgroup2 directory @path
+ * (e.g. "/sys/fs/cgroup/faas/fn1"). -ENOENT, -ENOTDIR or -EINVAL when
+ * @path is not a cgroup2 directory.
+ */
+SCXPOL_API int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
+					   const struct scxpol_hint *h);
+
+/* scxpol_hint_get_cgroup_id/_path - the hint of a cgroup into @out; -ENOENT if none. */
+SCXPOL_API int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
+					 struct scxpol_hint *out);
+SCXPOL_API int scxpol_hint_get_cgroup_path(struct scxpol_hint_client *c, const char *path,
+					   struct scxpol_hint *out);
+
+/* scxpol_hint_clear_cgroup_id/_path - remove a cgroup's hint; -ENOENT if it had none. */
+SCXPOL_API int scxpol_hint_clear_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid);
+SCXPOL_API int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path);
+
+/*
+ * scxpol_hint_set_tgid - set the hint of process @tgid (all its threads).
+ * -ESRCH when no such process exists; otherwise as _set_cgroup_id.
+ */
+SCXPOL_API int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid,
+				    const struct scxpol_hint *h);
+/* scxpol_hint_get_tgid - process @tgid's hint into @out; -ENOENT if none. */
+SCXPOL_API int scxpol_hint_get_tgid(struct scxpol_hint_client *c, pid_t tgid,
+				    struct scxpol_hint *out);
+/* scxpol_hint_clear_tgid - remove process @tgid's hint; -ENOENT if none. */
+SCXPOL_API int scxpol_hint_clear_tgid(struct scxpol_hint_client *c, pid_t tgid);
+
+/*
+ * scxpol_hint_set_tid - set the hint of thread @tid. -ESRCH when no such
+ * thread exists; otherwise as _set_cgroup_id.
+ */
+SCXPOL_API int scxpol_hint_set_tid(struct scxpol_hint_client *c, pid_t tid,
+				   const struct scxpol_hint *h);
+/* scxpol_hint_get_tid - thread @tid's hint into @out; -ENOENT if none. */
+SCXPOL_API int scxpol_hint_get_tid(struct scxpol_hint_client *c, pid_t tid,
+				   struct scxpol_hint *out);
+/* scxpol_hint_clear_tid - remove thread @tid's hint; -ENOENT if none. */
+SCXPOL_API int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid);
+
+/*
+ * scxpol_hint_prune - remove the entries of tasks and cgroups that no
+ * longer exist (the BPF side removes them when they die while a policy is
+ * loaded; this catches the rest): cgroup hints whose cgroup is not in the
+ * cgroup2 tree, tgid and tid hints of gone processes and threads, and
+ * thread registrations of gone threads. *@removed (may be NULL) gets the
+ * number of entries removed. -EOPNOTSUPP when the caller is not in the
+ * initial PID and cgroup namespaces (it would see other ids).
+ */
+SCXPOL_API int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed);
+
+struct scxpol_hint_counts {
+	unsigned int cgroups, tgids, tids; /* hints per map */
+	unsigned int threads;              /* registered threads (slots in use) */
+	unsigned int max_cgroups, max_tgids, max_tids, nr_slots; /* map sizes */
+};
+
+/* scxpol_hint_count - how many entries each hint map holds, and its size. */
+SCXPOL_API int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *out);
+
+/*
+ * scxpol_hint_get_meta - the limits the policy published, and the current
+ * generation, into @out.
+ */
+SCXPOL_API int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out);
+
+/* ---- Per-thread importance (application side) ------------------------------ */
+
+/*
+ * scxpol_hint_thread_register - give the calling thread a slot in the
+ * shared, mmap-ed slot array, so it can change its importance without a
+ * syscall. Safe against threads and processes registering at the same time
+ * (a slot is claimed with a compare-and-swap on its owner). The slot's
+ * importance starts at 0 and overrides the importance of the thread's map
+ * hints. NULL + errno: ENOSPC (every slot taken), EEXIST (the thread is
+ * registered already), EOPNOTSUPP (not in the initial PID namespace).
+ */
+SCXPOL_API struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client *c);
+
+/*
+ * scxpol_hint_thread_set_importance - set the registered thread's
+ * importance: one store into shared memory, no syscall. The policy ignores
+ * (and counts in hint_reject) values above its max_importance.
+ */
+SCXPOL_API void scxpol_hint_thread_set_importance(struct scxpol_hint_thread *t,
+						  unsigned int importance);
+
+/*
+ * scxpol_hint_thread_unregister - release the thread's slot and free @t
+ * (from any thread). -ESRCH if the slot had been released already (the
+ * thread exited and the policy or a pruner freed it); @t is freed anyway.
+ */
+SCXPOL_API int scxpol_hint_thread_unregister(struct scxpol_hint_thread *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCXPOL_HINT_H */

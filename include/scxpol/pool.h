@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * CPU pools (scheduling domains), userspace side.
+ *
+ * A plan is a list of named, non-overlapping pools of online CPUs, built
+ * over a topology: by hand (scxpol_pool_plan_add), from a command-line
+ * string (scxpol_pool_plan_parse), or by the topology-aware builders
+ * (domains, split) and resized with scxpol_pool_plan_move. CPUs in no pool
+ * are allowed. Pool flags (what a pool may do with other pools' CPUs) are
+ * SCXPOL_POOL_* from <scxpol/abi/pool.h>, whose comment defines them.
+ *
+ * Topology-aware builders walk the online CPUs in "topology order": by
+ * node, then LLC, then core (dense indices, see <scxpol/topology.h>), the
+ * SMT siblings of a core next to each other in increasing CPU order. With
+ * CPUs numbered 0,1 = core 0, 2,3 = core 1, ... that is just 0, 1, 2, ...;
+ * with siblings numbered c and c + 8 it is 0, 8, 1, 9, ...
+ *
+ * A plan refers to its topology: keep the topology alive until the plan
+ * (and its copies) are freed.
+ */
+#ifndef SCXPOL_POOL_H
+#define SCXPOL_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <scxpol/abi/pool.h>
+#include <scxpol/common.h>
+#include <scxpol/cpuset.h>
+#include <scxpol/topology.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Plans ------------------------------------------------------------- */
+
+struct scxpol_pool_plan;
+
+/*
+ * scxpol_pool_plan_new - an empty plan over @t's online CPUs. NULL + errno
+ * (EINVAL for a NULL topology, ENOMEM).
+ */
+SCXPOL_API struct scxpol_pool_plan *scxpol_pool_plan_new(const struct scxpol_topo *t);
+
+/* scxpol_pool_plan_free - free @p. NULL is a no-op. */
+SCXPOL_API void scxpol_pool_plan_free(struct scxpol_pool_plan *p);
+
+/* scxpol_pool_plan_dup - an independent copy of @p. NULL + errno on failure. */
+SCXPOL_API struct scxpol_pool_plan *scxpol_pool_plan_dup(const struct scxpol_pool_plan *p);
+
+/*
+ * scxpol_pool_plan_add - add pool @name with @flags holding @cpus (copied).
+ * Returns the new pool's index (pools are numbered in the order added), or
+ * a negative errno with a message:
+ *   -EINVAL  name NULL or empty, longer than SCXPOL_POOL_NAME_LEN - 1
+ *            characters, or with a character other than [A-Za-z0-9_.-];
+ *            flags outside SCXPOL_POOL_FLAGS_ALL; an empty set
+ *            (`pool "lc" has no CPUs`); a CPU the machine does not have or
+ *            that is offline (`pool "lc": CPU 9 is offline`); CPUs of
+ *            another pool (`pool "bg" overlaps pool "lc" on CPUs 2-3`)
+ *   -EEXIST  a pool with that name exists
+ */
+SCXPOL_API int scxpol_pool_plan_add(struct scxpol_pool_plan *p, const char *name, unsigned int flags,
+				    const struct scxpol_cpuset *cpus);
+
+/*
+ * scxpol_pool_plan_domains - @n exclusive-by-default domains "d0".."d<n-1>"
+ * (all with @flags) covering every online CPU, as consecutive runs of the
+ * topology order. Sizes: with N online CPUs each domain gets N / n or
+ * N / n + 1 CPUs (exactly N % n of them get the extra CPU). Which ones get
+ * it is chosen to cut, first, as few SMT cores and then as few LLCs as
+ * possible between neighbouring domains; among equally good choices the
+ * earlier domains are the larger ones. So on 8 CPUs in 4 two-thread cores
+ * n = 2 gives 0-3 and 4-7, n = 3 gives 0-2, 3-5, 6-7 (a core split is
+ * unavoidable), and on one LLC of 4 CPUs plus one of 5, n = 2 gives the
+ * 4 CPUs and the 5 CPUs rather than cutting the second LLC.
+ * Stores the plan in *@out and returns 0; -EINVAL for @n == 0, @n larger
+ * than the number of online CPUs, or bad flags.
+ */
+SCXPOL_API int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned int n,
+					unsigned int flags, struct scxpol_pool_plan **out);
+
+/*
+ * scxpol_pool_plan_split - two pools with @flags: @first takes the first
+ * @first_cpus online CPUs of the topology order (whole cores, filling one
+ * LLC, then one node, before the next), @second all other online CPUs.
+ * Stores the plan in *@out and returns 0; -EINVAL when @first_cpus is 0 or
+ * not less than the number of online CPUs (both pools need a CPU), or for
+ * names _add() refuses.
+ */
+SCXPOL_API int scxpol_pool_plan_split(const struct scxpol_topo *t, const char *first,
+				      const char *second, unsigned int first_cpus, unsigned int flags,
+				      struct scxpol_pool_plan **out);
+
+/*
+ * scxpol_pool_plan_move - move @k CPUs from pool @from to pool @to, keeping
+ * both compact. CPUs of @from are taken, as whole SMT cores where possible
+ * (the part of a core @from holds counts as a unit), in this order:
+ *   1. nearest to @to first: LLC distance 0 (an LLC where @to has CPUs),
+ *      then 1 (an LLC on a node where @to has CPUs), then 2;
+ *   2. at equal distance, cores whose other CPUs are all in @to (this
+ *      mends a split core), then cores wholly in @from, then cores
+ *      @from shares with a third pool;
+ *   3. then the core closest to @to's CPUs in the topology order, then
+ *      the lower CPU.
+ * A core is only cut when no remaining core at the current distance fits
+ * in what is left to move; its lowest CPUs move then.
+ * Returns 0, or -EINVAL: @k == 0, an index out of range, @from == @to, or
+ * @k >= the CPUs of @from (a pool cannot become empty).
+ */
+SCXPOL_API int scxpol_pool_plan_move(struct scxpol_pool_plan *p, unsigned int from, unsigned int to,
+				     unsigned int k);
+
+/* scxpol_pool_plan_nr_pools - number of pools in @p. */
+SCXPOL_API unsigned int scxpol_pool_plan_nr_pools(const struct scxpol_pool_plan *p);
+
+/* Name, flags and CPUs of pool @pool; NULL / 0 / NULL when out of range. */
+SCXPOL_API const char *scxpol_pool_plan_name(const struct scxpol_pool_plan *p, unsigned int pool);
+SCXPOL_API unsigned int scxpol_pool_plan_flags(const struct scxpol_pool_plan *p, unsigned int pool);
+SCXPOL_API const struct scxpol_cpuset *scxpol_pool_plan_cpus(const struct scxpol_pool_plan *p,
+							     unsigned int pool);
+
+/*
+ * scxpol_pool_plan_find - index of the pool called @name, or -ENOENT
+ * (`no pool "x" in the plan`).
+ */
+SCXPOL_API int scxpol_pool_plan_find(const struct scxpol_pool_plan *p, const char *name);
+
+/* scxpol_pool_plan_cpu_pool - index of the pool holding @cpu, or -1. */
+SCXPOL_API int scxpol_pool_plan_cpu_pool(const struct scxpol_pool_plan *p, unsigned int cpu);
+
+/* scxpol_pool_plan_topo - the topology @p was built over. */
+SCXPOL_API const struct scxpol_topo *scxpol_pool_plan_topo(const struct scxpol_pool_plan *p);
+
+/*
+ * scxpol_pool_plan_format - write @p as "lc=0-1 bg=2-3" (pools in index
+ * order, separated by one space; an empty plan is ""). Flags are not
+ * written. Returns the length without the NUL, or -ENOSPC (@buf set to ""
+ * when @len > 0).
+ */
+SCXPOL_API int scxpol_pool_plan_format(const struct scxpol_pool_plan *p, char *buf, size_t len);
+
+/*
+ * scxpol_pool_plan_parse - the inverse of _format, for command lines:
+ * "NAME=CPUS NAME=CPUS ..." separated by spaces or tabs, each pool getting
+ * @flags and the same checks as _add(); "" is an empty plan. Errors quote
+ * the text and the column: `pool plan "lc 0-1": expected NAME=CPUS at
+ * column 1`, `pool plan "lc=0-x": cpu list "0-x": bad character 'x' at
+ * column 3`, `pool plan "a=0-1 b=1": pool "b" overlaps pool "a" on CPU 1`.
+ * Stores the plan in *@out and returns 0 or a negative errno.
+ */
+SCXPOL_API int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text,
+				      unsigned int flags, struct scxpol_pool_plan **out);
+
+/* ---- Publishing to the BPF side (lib/pool_publish.c) ------------------- */
+/*
+ * A policy that uses pools includes <scxpol/pool.bpf.h> on its BPF side and
+ * <scxpol/pool.h> before its skeleton (the skeleton names struct
+ * scxpol_pool_conf). Its loader calls scxpol_pool_setup() from the
+ * configure hook, and scxpol_pool_publish() after load: from the loaded
+ * hook for the first plan, and at any time while attached (e.g. from the
+ * periodic hook) to resize. Publishing is atomic for the BPF callbacks:
+ * each sees the old table or the new one, never a mix.
+ */
+
+struct scxpol_sched;
+
+/*
+ * scxpol_pool_setup - size the BPF side's pool maps for the machine's
+ * possible CPUs and at most @max_pools pools (1 .. number of possible CPUs:
+ * a pool needs a CPU). Call from the configure hook (before load). Returns
+ * 0, or -EINVAL (@max_pools out of range), -ENOENT (the policy does not
+ * include <scxpol/pool.bpf.h>: the message names the missing map), or an
+ * error from libbpf; the message says which.
+ */
+SCXPOL_API int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools);
+
+/*
+ * scxpol_pool_publish - publish @plan to the loaded policy: per pool its
+ * name, flags and CPUs, per CPU its pool, LLC and node, and per pool the
+ * other pools ordered by topological distance (nearest LLC first; the
+ * order work stealing and lending follow). The BPF side validates the plan
+ * before applying any of it; a rejected plan leaves the published one in
+ * place and counts SCXPOL_STAT_POOL_REJECT. Returns 0, or a negative errno
+ * with a message naming the problem: -EINVAL before load or without
+ * scxpol_pool_setup(), -E2BIG for more pools than setup allowed, -ERANGE
+ * for a CPU the maps were not sized for, or the BPF side's verdict, e.g.
+ * `testpol: pool plan rejected: pools "a" (0) and "b" (1) both contain
+ * CPU 3`.
+ */
+SCXPOL_API int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *plan);
+
+/* One published pool, as scxpol_pool_read() reports it. */
+#define SCXPOL_POOL_CPUS_LEN 256
+struct scxpol_pool_stat {
+	char name[SCXPOL_POOL_NAME_LEN];
+	char cpus[SCXPOL_POOL_CPUS_LEN]; /* CPU list, "0-3,8"; cut with "..." if longer */
+	unsigned int flags;   /* SCXPOL_POOL_* */
+	unsigned int nr_cpus; /* CPUs in the pool */
+	unsigned int queued;  /* tasks waiting on its queue */
+};
+
+/*
+ * scxpol_pool_read - what the BPF side has published: stores the
+ * generation (0: nothing published yet; +1 per accepted plan) in *@gen
+ * (if not NULL) and the first @n pools in @out, and returns the number of
+ * pools. With @shared_queued non-NULL, also the depth of the shared queue.
+ * It reads through scxpol_sched_object(s): from a thread other than the
+ * one running the policy, call it where the object is locked against a
+ * restart, as in a scxpol_stats_pools_fn (<scxpol/stats.h>). -EINVAL when
+ * the policy is not loaded or was not set up.
+ */
+SCXPOL_API int scxpol_pool_read(struct scxpol_sched *s, unsigned long long *gen,
+				struct scxpol_pool_stat *out, size_t n, unsigned int *shared_queued);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCXPOL_POOL_H */

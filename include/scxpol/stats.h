@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Stats, userspace side: read the per-CPU counters of <scxpol/stats.bpf.h>,
+ * turn them into JSON, and serve them on a Unix socket; plus the client
+ * calls tools such as scxpol-stat use.
+ *
+ * Counter names are stable (SCXPOL_STAT_NAMES in <scxpol/abi/stats.h>);
+ * a policy names its own counters (the SCXPOL_STAT_USER_NR slots after the
+ * library's) with scxpol_stats_opts.user_names.
+ *
+ * The stats server is a thread of the policy process serving a Unix
+ * socket, /run/scxpol/<policy>.sock by default. Protocol: one JSON request
+ * per line, one JSON response per line:
+ *   {"req":"stats"} -> {"errno":0,"resp":SNAPSHOT}
+ *   {"req":"list"}  -> {"errno":0,"resp":{"requests":["list","stats"],
+ *                                         "counters":["enqueue",...]}}
+ *   anything else   -> {"errno":22,"resp":null,"error":"unknown request ..."}
+ * SNAPSHOT is what scxpol_stats_json() writes:
+ *   {"policy":"p","restarts":0,"time_ns":N,"counters":{"enqueue":N,...},
+ *    "pools":[{"name":"lc","cpus":"0-3","nr_cpus":4,"queued":N},...]}
+ * Requests are at most SCXPOL_STATS_MAX_LINE bytes; a client that sends no
+ * complete request for timeout_ms, or does not read its response, is
+ * dropped.
+ */
+#ifndef SCXPOL_STATS_H
+#define SCXPOL_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <scxpol/abi/stats.h>
+#include <scxpol/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct scxpol_sched;
+struct scxpol_stats_server;
+
+#define SCXPOL_STAT_NAME_LEN 32     /* counter and pool names, with the NUL */
+#define SCXPOL_STATS_MAX_POOLS 64
+#define SCXPOL_STATS_POOL_CPUS_LEN 256
+#define SCXPOL_STATS_MAX_LINE 4096  /* longest request the server reads */
+
+struct scxpol_stat_value {
+	char name[SCXPOL_STAT_NAME_LEN];
+	uint64_t value;
+};
+
+struct scxpol_stats_pool {
+	char name[SCXPOL_STAT_NAME_LEN];
+	char cpus[SCXPOL_STATS_POOL_CPUS_LEN]; /* CPU list, e.g. "0-3,8" */
+	unsigned int nr_cpus;
+	uint64_t queued;                       /* tasks waiting in its queues */
+};
+
+/* A snapshot of a policy's stats. */
+struct scxpol_stats {
+	char policy[128];
+	unsigned int restarts;  /* restarts of the policy (scxpol_sched_restarts) */
+	uint64_t time_ns;       /* CLOCK_MONOTONIC when read */
+	unsigned int nr;        /* counters in v[]: the library's, then the named user ones */
+	struct scxpol_stat_value v[SCXPOL_STAT_TOTAL];
+	unsigned int nr_pools;
+	struct scxpol_stats_pool pools[SCXPOL_STATS_MAX_POOLS];
+};
+
+/*
+ * Fills @out with up to @max pools of the policy and returns how many, or a
+ * negative errno. Runs with @s's object locked against a restart: it may
+ * use scxpol_sched_object(s) but must not call other scxpol_sched_*()
+ * functions that act on the scheduler.
+ */
+typedef int (*scxpol_stats_pools_fn)(struct scxpol_sched *s, struct scxpol_stats_pool *out,
+				     unsigned int max, void *ctx);
+
+struct scxpol_stats_opts {
+	size_t sz;
+	/*
+	 * Names of the policy's counters: user_names[i] names counter
+	 * SCXPOL_STAT_NR + i (scxpol_stat_user_inc(i) on the BPF side), for
+	 * i < nr_user <= SCXPOL_STAT_USER_NR. NULL entries are not reported.
+	 * Names are 1..31 characters of [a-z0-9_], unlike any other counter.
+	 */
+	const char *const *user_names;
+	unsigned int nr_user;
+	/* Pool sizes and queue depths for the snapshot; NULL: no pools. */
+	scxpol_stats_pools_fn pools;
+	void *pools_ctx;
+};
+
+/*
+ * scxpol_stats_read - snapshot @s's counters (each summed over the CPUs)
+ * into @out: the library's counters, in enum scxpol_stat order, then the
+ * named user counters, then the pools. -ENODATA when no object is loaded;
+ * -ENOENT when the policy lacks the scxpol_stats map (include
+ * <scxpol/stats.bpf.h>); -EINVAL for bad user names.
+ */
+SCXPOL_API int scxpol_stats_read(struct scxpol_sched *s, const struct scxpol_stats_opts *opts,
+				 struct scxpol_stats *out);
+
+/* scxpol_stats_find - the counter called @name in @st, or NULL. */
+SCXPOL_API const struct scxpol_stat_value *scxpol_stats_find(const struct scxpol_stats *st,
+							     const char *name);
+
+/*
+ * scxpol_stats_json - @st as one line of JSON (no newline) into @buf.
+ * Returns the length without the NUL, or -ENOSPC (@buf set to "" when @len
+ * > 0).
+ */
+SCXPOL_API int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len);
+
+/* scxpol_stats_json_file - the same JSON and a newline to @f. 0 or -errno. */
+SCXPOL_API int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f);
+
+/*
+ * scxpol_stats_parse - the inverse: parse a snapshot in @json into @out.
+ * -EINVAL with the column of the problem for malformed input, or naming
+ * the member that is missing or of the wrong type.
+ */
+SCXPOL_API int scxpol_stats_parse(const char *json, struct scxpol_stats *out);
+
+/* ---- Server ---------------------------------------------------------------- */
+
+struct scxpol_stats_server_opts {
+	size_t sz;
+	/* Socket path; NULL: /run/scxpol/<policy>.sock (the directory is created). */
+	const char *path;
+	/* Mode of the socket (default 0600) and its group (0 or -1: keep). */
+	unsigned int mode;
+	int gid;
+	/* Counter names and pools of the snapshots; copied, the names are not. */
+	const struct scxpol_stats_opts *stats;
+	/* Clients served at once (default 16); more are answered EBUSY and closed. */
+	unsigned int max_clients;
+	/* Drop a client idle or not reading for this long (default 5000 ms). */
+	unsigned int timeout_ms;
+};
+
+/*
+ * scxpol_stats_server_start - serve @s's stats on a Unix socket from a new
+ * thread. It reads the current object on every request, so it keeps
+ * working across restarts (answering EAGAIN while none is loaded). Stop it
+ * before scxpol_sched_close(). NULL + errno: EADDRINUSE (a server already
+ * answers on the path), ENAMETOOLONG, errors creating the socket.
+ */
+SCXPOL_API struct scxpol_stats_server *
+scxpol_stats_server_start(struct scxpol_sched *s, const struct scxpol_stats_server_opts *opts);
+
+/* scxpol_stats_server_stop - stop the thread, remove the socket, free. NULL is a no-op. */
+SCXPOL_API void scxpol_stats_server_stop(struct scxpol_stats_server *srv);
+
+/* scxpol_stats_server_path - the socket's path. */
+SCXPOL_API const char *scxpol_stats_server_path(const struct scxpol_stats_server *srv);
+
+/* ---- Clients --------------------------------------------------------------- */
+
+/*
+ * scxpol_stats_socket_path - the default socket path of policy @policy
+ * ("/run/scxpol/<policy>.sock") into @buf. Length, or -EINVAL for a bad
+ * name, -ENAMETOOLONG.
+ */
+SCXPOL_API int scxpol_stats_socket_path(const char *policy, char *buf, size_t len);
+
+/*
+ * scxpol_stats_request - send one request line @req (without newline) to
+ * the server at @path and store the response line (without newline) in
+ * @resp. Returns its length. Errors say what to do: -ENOENT (no server: is
+ * the policy running?), -EACCES (the socket's mode and owner), -ECONNREFUSED
+ * (a stale socket), -ETIMEDOUT (5 s without an answer), -EMSGSIZE (the
+ * response does not fit in @len).
+ */
+SCXPOL_API int scxpol_stats_request(const char *path, const char *req, char *resp, size_t len);
+
+/*
+ * scxpol_stats_fetch - {"req":"stats"} to the server at @path, parsed into
+ * @out. Errors of scxpol_stats_request(), the server's errno with its
+ * message, or -EPROTO for a response that is not a snapshot.
+ */
+SCXPOL_API int scxpol_stats_fetch(const char *path, struct scxpol_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCXPOL_STATS_H */

@@ -1,0 +1,1096 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* Hints: the policy-side setup and the client of the pinned hint maps. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+#include "scxpol/hint.h"
+#include "scxpol/sched.h"
+
+#define CGROUP2_MAGIC 0x63677270
+/* /proc/self/ns/{pid,cgroup} inode numbers of the initial namespaces */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+#define PROC_CGROUP_INIT_INO 0xEFFFFFFBU
+/* sanity caps on map sizes */
+#define MAX_SLOTS (1U << 20)
+#define MAX_ENTRIES (1U << 24)
+
+enum { M_CGRP, M_TGID, M_TID, M_SLOTS, M_SLOT_IDX, M_META, M_NR };
+
+static const struct hint_map_def {
+	const char *name;
+	__u32 type, key_size, value_size;
+	bool mmapable;
+	const char *limit; /* scxpol_hint_limits field sizing it */
+} defs[M_NR] = {
+	[M_CGRP] = { "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, sizeof(__u64),
+		     sizeof(struct scxpol_hint), false, "max_cgroups" },
+	[M_TGID] = { "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, sizeof(__u32),
+		     sizeof(struct scxpol_hint), false, "max_tgids" },
+	[M_TID] = { "scxpol_hint_tid", BPF_MAP_TYPE_HASH, sizeof(__u32),
+		    sizeof(struct scxpol_hint), false, "max_tids" },
+	[M_SLOTS] = { "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+		      sizeof(struct scxpol_hint_slot), true, "nr_slots" },
+	[M_SLOT_IDX] = { "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, sizeof(__u32),
+			 sizeof(__u32), false, "nr_slots" },
+	[M_META] = { "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+		     sizeof(struct scxpol_hint_meta), true, NULL },
+};
+
+struct scxpol_hint_client {
+	char policy[NAME_MAX + 1];
+	char root[PATH_MAX];
+	int fd[M_NR];
+	__u32 max_entries[M_NR];
+	struct scxpol_hint_meta *meta; /* mmap-ed */
+	pthread_mutex_t lock;          /* mapping the slots */
+	struct scxpol_hint_slot *slots; /* mmap-ed on first registration */
+	size_t slots_len;
+	unsigned int nr_threads;
+};
+
+struct scxpol_hint_thread {
+	struct scxpol_hint_client *c;
+	struct scxpol_hint_slot *slot;
+	__u32 tid;
+	__u32 idx;
+};
+
+static size_t map_mmap_len(__u32 value_size, __u32 max_entries)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* array elements are 8-byte aligned */
+	size_t len = (size_t)((value_size + 7) & ~7U) * max_entries;
+
+	return (len + page - 1) / page * page;
+}
+
+void scxpol_owner_name(const struct stat *st, char *buf, size_t len)
+{
+	char ubuf[1024], gbuf[1024], u[64], g[64];
+	struct passwd pw, *pwp = NULL;
+	struct group gr, *grp = NULL;
+
+	if (!getpwuid_r(st->st_uid, &pw, ubuf, sizeof(ubuf), &pwp) && pwp)
+		snprintf(u, sizeof(u), "%s", pw.pw_name);
+	else
+		snprintf(u, sizeof(u), "%u", (unsigned int)st->st_uid);
+	if (!getgrgid_r(st->st_gid, &gr, gbuf, sizeof(gbuf), &grp) && grp)
+		snprintf(g, sizeof(g), "%s", gr.gr_name);
+	else
+		snprintf(g, sizeof(g), "%u", (unsigned int)st->st_gid);
+	snprintf(buf, len, "%s:%s", u, g);
+}
+
+/*
+ * Why @path cannot be opened: the mode and owner of the pin, or of the
+ * first directory on the way the caller cannot search.
+ */
+static void access_hint(const char *path, char *buf, size_t len)
+{
+	char dir[PATH_MAX + 32], who[160], *slash;
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		scxpol_owner_name(&st, who, sizeof(who));
+		snprintf(buf, len, "maps are mode %04o owned by %s", (unsigned int)(st.st_mode & 07777),
+			 who);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) || !access(dir, X_OK))
+			continue;
+		scxpol_owner_name(&st, who, sizeof(who));
+		snprintf(buf, len, "directory %s is mode %04o owned by %s", dir,
+			 (unsigned int)(st.st_mode & 07777), who);
+		return;
+	}
+	snprintf(buf, len, "not accessible to uid %u", (unsigned int)getuid());
+}
+
+/* Check that the map behind @fd has the layout @d and, if @want, @want entries. */
+static int check_map(int fd, const struct hint_map_def *d, const char *path, __u32 want,
+		     __u32 *max_entries, int mismatch_err)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_map_get_info_by_fd(fd, &info, &len))
+		return scxpol_err(errno, "cannot query map %s: %s", path, strerror(errno));
+	if (info.type != d->type || info.key_size != d->key_size ||
+	    info.value_size != d->value_size ||
+	    d->mmapable != !!(info.map_flags & BPF_F_MMAPABLE))
+		return scxpol_err(mismatch_err, "%s: map type %u, key %u bytes, value %u bytes, flags "
+				  "0x%x; this libscxpol expects type %u, key %u, value %u%s "
+				  "(<scxpol/abi/hint.h> of the policy and of this program differ)",
+				  path, info.type, info.key_size, info.value_size, info.map_flags,
+				  d->type, d->key_size, d->value_size,
+				  d->mmapable ? ", BPF_F_MMAPABLE" : "");
+	if (want && info.max_entries != want)
+		return scxpol_err(mismatch_err, "%s is pinned with %u entries, the policy asks for %u "
+				  "(%s): pinned hint maps keep their entries across restarts and "
+				  "cannot be resized in place; remove the pins (rm -r %.*s) to start "
+				  "afresh, or leave %s at 0 to keep the pinned size",
+				  path, info.max_entries, want, d->limit,
+				  (int)(strrchr(path, '/') - path), path, d->limit);
+	if (max_entries)
+		*max_entries = info.max_entries;
+	return 0;
+}
+
+static void bump_gen(struct scxpol_hint_meta *meta)
+{
+	/* after the write it announces: BPF reads gen before the maps */
+	__atomic_fetch_add(&meta->gen, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ---- Policy side ------------------------------------------------------- */
+
+static __u32 limit_of(const struct scxpol_hint_limits *lim, int m)
+{
+	switch (m) {
+	case M_CGRP:
+		return OPTS_GET(lim, max_cgroups, 0);
+	case M_TGID:
+		return OPTS_GET(lim, max_tgids, 0);
+	case M_TID:
+		return OPTS_GET(lim, max_tids, 0);
+	case M_SLOTS:
+	case M_SLOT_IDX:
+		return OPTS_GET(lim, nr_slots, 0);
+	default:
+		return 0;
+	}
+}
+
+/* Write @lim into the loaded object's meta map and bump its generation. */
+static int publish_limits(struct scxpol_sched *s, const void *data)
+{
+	const struct scxpol_hint_limits *lim = data;
+	struct bpf_object *obj = scxpol_sched_object(s);
+	struct bpf_map *meta_map = bpf_object__find_map_by_name(obj, defs[M_META].name);
+	struct bpf_map *slots = bpf_object__find_map_by_name(obj, defs[M_SLOTS].name);
+	struct scxpol_hint_meta *meta;
+	size_t len = map_mmap_len(sizeof(*meta), 1);
+
+	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(meta_map), 0);
+	if (meta == MAP_FAILED)
+		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
+				  defs[M_META].name, strerror(errno));
+	meta->nr_pools = OPTS_GET(lim, nr_pools, 0);
+	meta->nr_classes = OPTS_GET(lim, nr_classes, 0);
+	meta->max_importance = OPTS_GET(lim, max_importance, 0);
+	meta->nr_slots = bpf_map__max_entries(slots);
+	bump_gen(meta);
+	munmap(meta, len);
+	scxpol_log(SCXPOL_LOG_INFO, "%s: hints: %u pools, %u classes, importance <= %u, %u slots",
+		   scxpol_sched_name(s), OPTS_GET(lim, nr_pools, 0), OPTS_GET(lim, nr_classes, 0),
+		   OPTS_GET(lim, max_importance, 0), bpf_map__max_entries(slots));
+	return 0;
+}
+
+int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
+{
+	struct bpf_object *obj = scxpol_sched_object(s);
+	struct bpf_map *maps[M_NR];
+	struct scxpol_hint_limits copy;
+	char path[PATH_MAX];
+	bool loaded;
+	int i, r;
+
+	if (!lim)
+		return scxpol_err(EINVAL, "scxpol_hint_setup: limits are NULL");
+	if (!OPTS_VALID(lim, scxpol_hint_limits))
+		return -EINVAL;
+	if (!obj)
+		return scxpol_err(EINVAL, "scxpol_hint_setup: the scheduler has no BPF object open");
+	for (i = 0; i < M_NR; i++) {
+		maps[i] = bpf_object__find_map_by_name(obj, defs[i].name);
+		if (!maps[i])
+			return scxpol_err(EINVAL, "%s: the BPF object has no map '%s'; include "
+					  "<scxpol/hint.bpf.h> in the policy", scxpol_sched_name(s),
+					  defs[i].name);
+	}
+	if (OPTS_GET(lim, nr_slots, 0) > MAX_SLOTS)
+		return scxpol_err(EINVAL, "hint limits: nr_slots %u is more than %u",
+				  OPTS_GET(lim, nr_slots, 0), MAX_SLOTS);
+	for (i = M_CGRP; i <= M_TID; i++)
+		if (limit_of(lim, i) > MAX_ENTRIES)
+			return scxpol_err(EINVAL, "hint limits: %s %u is more than %u", defs[i].limit,
+					  limit_of(lim, i), MAX_ENTRIES);
+
+	loaded = bpf_map__fd(maps[M_META]) >= 0;
+	for (i = 0; i < M_NR; i++) {
+		__u32 want = limit_of(lim, i), pinned = 0;
+		int fd;
+
+		if (loaded) {
+			if (want && bpf_map__max_entries(maps[i]) != want)
+				return scxpol_err(EINVAL, "%s: %s was loaded with %u entries, the "
+						  "limits ask for %u (%s); call scxpol_hint_setup() "
+						  "from the configure hook to size it",
+						  scxpol_sched_name(s), defs[i].name,
+						  bpf_map__max_entries(maps[i]), want, defs[i].limit);
+			continue;
+		}
+		/* a pinned map is reused as is: check it now, with a useful message */
+		snprintf(path, sizeof(path), "%s/%s", scxpol_sched_pin_root(s), defs[i].name);
+		fd = bpf_obj_get(path);
+		if (fd < 0 && errno != ENOENT)
+			return scxpol_err(errno, "cannot open %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			r = check_map(fd, &defs[i], path, want, &pinned, EEXIST);
+			close(fd);
+			if (r)
+				return r;
+			want = pinned;
+		}
+		if (want) {
+			r = bpf_map__set_max_entries(maps[i], want);
+			if (r)
+				return scxpol_err(-r, "%s: cannot size %s to %u: %s", scxpol_sched_name(s),
+						  defs[i].name, want, strerror(-r));
+		}
+	}
+	memset(&copy, 0, sizeof(copy));
+	memcpy(&copy, lim, lim->sz < sizeof(copy) ? lim->sz : sizeof(copy));
+	copy.sz = sizeof(copy);
+	if (loaded)
+		return publish_limits(s, &copy);
+	return scxpol_sched_set_ext(s, SCXPOL_SCHED_EXT_HINT, publish_limits, &copy, sizeof(copy));
+}
+
+/* ---- Clients --------------------------------------------------------------- */
+
+struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
+						   const struct scxpol_hint_client_opts *opts)
+{
+	struct scxpol_hint_client *c;
+	const char *root;
+	char path[PATH_MAX + 32], why[PATH_MAX + 512];
+	struct stat st;
+	int i, r;
+
+	scxpol_err_clear();
+	if (!policy || !policy[0] || strchr(policy, '/') || !strcmp(policy, ".") ||
+	    !strcmp(policy, "..") || strlen(policy) > NAME_MAX)
+		return scxpol_err_ptr(EINVAL, "policy name '%s': want a policy's name (ops.name), "
+				      "without '/'", policy ? policy : "(null)");
+	if (!OPTS_VALID(opts, scxpol_hint_client_opts))
+		return errno = EINVAL, NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return scxpol_err_ptr(ENOMEM, "out of memory");
+	for (i = 0; i < M_NR; i++)
+		c->fd[i] = -1;
+	c->meta = MAP_FAILED;
+	pthread_mutex_init(&c->lock, NULL);
+	snprintf(c->policy, sizeof(c->policy), "%s", policy);
+	root = OPTS_GET(opts, pin_root, NULL);
+	if (root)
+		snprintf(c->root, sizeof(c->root), "%s", root);
+	else
+		snprintf(c->root, sizeof(c->root), SCXPOL_PIN_BASE "/%s", policy);
+
+	if (stat(c->root, &st) && errno == ENOENT) {
+		r = scxpol_err(ENOENT, "no hint maps for policy '%s': %s does not exist (is the "
+			       "policy loaded, and bpffs mounted on /sys/fs/bpf?)", policy, c->root);
+		goto fail;
+	}
+	for (i = 0; i < M_NR; i++) {
+		snprintf(path, sizeof(path), "%s/%s", c->root, defs[i].name);
+		c->fd[i] = bpf_obj_get(path);
+		if (c->fd[i] < 0) {
+			int e = errno;
+
+			if (e == EACCES || e == EPERM) {
+				access_hint(path, why, sizeof(why));
+				r = scxpol_err(e, "cannot open %s: %s (%s; ask for group access via "
+					       "the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)",
+					       path, strerror(e), why);
+			} else if (e == ENOENT) {
+				r = scxpol_err(e, "cannot open %s: %s (policy '%s' does not use "
+					       "hints: its BPF side lacks <scxpol/hint.bpf.h>)", path,
+					       strerror(e), policy);
+			} else {
+				r = scxpol_err(e, "cannot open %s: %s", path, strerror(e));
+			}
+			goto fail;
+		}
+		r = check_map(c->fd[i], &defs[i], path, 0, &c->max_entries[i], EPROTO);
+		if (r)
+			goto fail;
+	}
+	c->meta = mmap(NULL, map_mmap_len(sizeof(*c->meta), 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       c->fd[M_META], 0);
+	if (c->meta == MAP_FAILED) {
+		r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, defs[M_META].name,
+			       strerror(errno));
+		goto fail;
+	}
+	return c;
+fail:
+	scxpol_hint_client_close(c);
+	errno = -r;
+	return NULL;
+}
+
+void scxpol_hint_client_close(struct scxpol_hint_client *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	if (c->nr_threads)
+		scxpol_log(SCXPOL_LOG_WARN, "hint client of '%s' closed with %u threads still "
+			   "registered", c->policy, c->nr_threads);
+	if (c->meta != MAP_FAILED)
+		munmap(c->meta, map_mmap_len(sizeof(*c->meta), 1));
+	if (c->slots)
+		munmap(c->slots, c->slots_len);
+	for (i = 0; i < M_NR; i++)
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* Check @h against the policy's published limits; @what names the target. */
+static int check_hint(struct scxpol_hint_client *c, const char *what, const struct scxpol_hint *h)
+{
+	struct scxpol_hint_meta m;
+
+	if (!h)
+		return scxpol_err(EINVAL, "%s: hint is NULL", what);
+	if (!h->flags)
+		return scxpol_err(EINVAL, "%s: the hint sets no field (flags 0); clear the hint "
+				  "to remove it", what);
+	if (h->flags & ~SCXPOL_HINT_F_ALL)
+		return scxpol_err(EINVAL, "%s: unknown hint flags 0x%x", what,
+				  h->flags & ~SCXPOL_HINT_F_ALL);
+	m.nr_pools = __atomic_load_n(&c->meta->nr_pools, __ATOMIC_RELAXED);
+	m.nr_classes = __atomic_load_n(&c->meta->nr_classes, __ATOMIC_RELAXED);
+	m.max_importance = __atomic_load_n(&c->meta->max_importance, __ATOMIC_RELAXED);
+	if ((h->flags & SCXPOL_HINT_F_POOL) && h->pool != SCXPOL_HINT_POOL_NONE &&
+	    (h->pool < 0 || (__u32)h->pool >= m.nr_pools)) {
+		if (!m.nr_pools)
+			return scxpol_err(EINVAL, "%s: pool %d out of range: policy '%s' has no "
+					  "pools (only SCXPOL_HINT_POOL_NONE)", what, h->pool,
+					  c->policy);
+		return scxpol_err(EINVAL, "%s: pool %d out of range: policy '%s' has pools 0..%u "
+				  "(or SCXPOL_HINT_POOL_NONE)", what, h->pool, c->policy,
+				  m.nr_pools - 1);
+	}
+	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class >= m.nr_classes) {
+		if (!m.nr_classes)
+			return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts "
+					  "no classes", what, h->class, c->policy);
+		return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts classes "
+				  "0..%u", what, h->class, c->policy, m.nr_classes - 1);
+	}
+	if ((h->flags & SCXPOL_HINT_F_IMPORTANCE) && h->importance > m.max_importance)
+		return scxpol_err(EINVAL, "%s: importance %u out of range: policy '%s' accepts "
+				  "0..%u", what, h->importance, c->policy, m.max_importance);
+	return 0;
+}
+
+static int map_set(struct scxpol_hint_client *c, int m, const void *key, const char *what,
+		   const struct scxpol_hint *h)
+{
+	struct scxpol_hint v;
+	int r;
+
+	r = check_hint(c, what, h);
+	if (r)
+		return r;
+	v = *h;
+	/* fields without their flag are stored neutral */
+	if (!(v.flags & SCXPOL_HINT_F_POOL))
+		v.pool = SCXPOL_HINT_POOL_NONE;
+	if (!(v.flags & SCXPOL_HINT_F_CLASS))
+		v.class = 0;
+	if (!(v.flags & SCXPOL_HINT_F_IMPORTANCE))
+		v.importance = 0;
+	if (bpf_map_update_elem(c->fd[m], key, &v, BPF_ANY)) {
+		r = errno;
+		if (r == E2BIG || r == ENOMEM)
+			return scxpol_err(ENOSPC, "%s: %s/%s is full (%u entries): remove stale "
+					  "hints (scxpol_hint_prune) or raise the policy's %s", what,
+					  c->root, defs[m].name, c->max_entries[m], defs[m].limit);
+		return scxpol_err(r, "%s: cannot write %s/%s: %s", what, c->root, defs[m].name,
+				  strerror(r));
+	}
+	bump_gen(c->meta);
+	return 0;
+}
+
+static int map_get(struct scxpol_hint_client *c, int m, const void *key, const char *what,
+		   struct scxpol_hint *out)
+{
+	if (!out)
+		return scxpol_err(EINVAL, "%s: output hint is NULL", what);
+	if (bpf_map_lookup_elem(c->fd[m], key, out)) {
+		if (errno == ENOENT)
+			return scxpol_err(ENOENT, "%s: no hint", what);
+		return scxpol_err(errno, "%s: cannot read %s/%s: %s", what, c->root, defs[m].name,
+				  strerror(errno));
+	}
+	return 0;
+}
+
+static int map_clear(struct scxpol_hint_client *c, int m, const void *key, const char *what)
+{
+	if (bpf_map_delete_elem(c->fd[m], key)) {
+		if (errno == ENOENT)
+			return scxpol_err(ENOENT, "%s: no hint to clear", what);
+		return scxpol_err(errno, "%s: cannot delete from %s/%s: %s", what, c->root,
+				  defs[m].name, strerror(errno));
+	}
+	bump_gen(c->meta);
+	return 0;
+}
+
+/* The id of cgroup2 directory @path into *@id; @what gets its description. */
+static int cgroup_id(const char *path, __u64 *id, char *what, size_t len)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (!path)
+		return scxpol_err(EINVAL, "cgroup path is NULL");
+	if (stat(path, &st))
+		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return scxpol_err(ENOTDIR, "cgroup '%s': not a directory", path);
+	if (statfs(path, &sfs))
+		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
+	if (sfs.f_type != CGROUP2_MAGIC)
+		return scxpol_err(EINVAL, "cgroup '%s': not on a cgroup2 file system", path);
+	*id = st.st_ino;
+	snprintf(what, len, "cgroup %s (id %llu)", path, (unsigned long long)st.st_ino);
+	return 0;
+}
+
+int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
+			      const struct scxpol_hint *h)
+{
+	char what[64];
+	__u64 key = cgid;
+
+	scxpol_err_clear();
+	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
+	if (!cgid)
+		return scxpol_err(EINVAL, "%s: not a cgroup id", what);
+	return map_set(c, M_CGRP, &key, what, h);
+}
+
+int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
+				const struct scxpol_hint *h)
+{
+	char what[PATH_MAX + 64];
+	__u64 key;
+	int r;
+
+	scxpol_err_clear();
+	r = cgroup_id(path, &key, what, sizeof(what));
+	return r ? r : map_set(c, M_CGRP, &key, what, h);
+}
+
+int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid, struct scxpol_hint *out)
+{
+	char what[64];
+	__u64 key = cgid;
+
+	scxpol_err_clear();
+	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
+	return map_get(c, M_CGRP, &key, what, out);
+}
+
+int scxpol_hint_get_cgroup_path(struct scxpol_hint_client *c, const char *path,
+				struct scxpol_hint *out)
+{
+	char what[PATH_MAX + 64];
+	__u64 key;
+	int r;
+
+	scxpol_err_clear();
+	r = cgroup_id(path, &key, what, sizeof(what));
+	return r ? r : map_get(c, M_CGRP, &key, what, out);
+}
+
+int scxpol_hint_clear_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid)
+{
+	char what[64];
+	__u64 key = cgid;
+
+	scxpol_err_clear();
+	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
+	return map_clear(c, M_CGRP, &key, what);
+}
+
+int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path)
+{
+	char what[PATH_MAX + 64];
+	__u64 key;
+	int r;
+
+	scxpol_err_clear();
+	r = cgroup_id(path, &key, what, sizeof(what));
+	return r ? r : map_clear(c, M_CGRP, &key, what);
+}
+
+/* The thread group of task @tid per /proc (0: no such task). */
+static pid_t task_tgid(pid_t tid)
+{
+	char path[64], buf[4096], *p;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	r = scxpol_read_file(NULL, path, buf, sizeof(buf));
+	if (r < 0)
+		return 0;
+	p = strstr(buf, "\nTgid:");
+	return p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+}
+
+/* @what for @id of map @m, after checking that the task exists. */
+static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
+{
+	const char *kind = m == M_TGID ? "tgid" : "tid";
+	pid_t tgid;
+
+	snprintf(what, len, "%s %d", kind, (int)id);
+	if (id <= 0)
+		return scxpol_err(EINVAL, "%s: not a %s", what, m == M_TGID ? "process id" : "thread id");
+	if (!must_exist)
+		return 0;
+	tgid = task_tgid(id);
+	if (!tgid)
+		return scxpol_err(ESRCH, "%s: no such %s (ids are those of the initial PID "
+				  "namespace)", what, m == M_TGID ? "process" : "thread");
+	if (m == M_TGID && tgid != id)
+		return scxpol_err(ESRCH, "%s: a thread of process %d, not a process", what, (int)tgid);
+	return 0;
+}
+
+static int task_set(struct scxpol_hint_client *c, int m, pid_t id, const struct scxpol_hint *h)
+{
+	char what[64];
+	__u32 key = (__u32)id;
+	int r;
+
+	scxpol_err_clear();
+	r = task_target(m, id, true, what, sizeof(what));
+	return r ? r : map_set(c, m, &key, what, h);
+}
+
+static int task_get(struct scxpol_hint_client *c, int m, pid_t id, struct scxpol_hint *out)
+{
+	char what[64];
+	__u32 key = (__u32)id;
+	int r;
+
+	scxpol_err_clear();
+	r = task_target(m, id, false, what, sizeof(what));
+	return r ? r : map_get(c, m, &key, what, out);
+}
+
+static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
+{
+	char what[64];
+	__u32 key = (__u32)id;
+	int r;
+
+	scxpol_err_clear();
+	r = task_target(m, id, false, what, sizeof(what));
+	return r ? r : map_clear(c, m, &key, what);
+}
+
+int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid, const struct scxpol_hint *h)
+{
+	return task_set(c, M_TGID, tgid, h);
+}
+
+int scxpol_hint_get_tgid(struct scxpol_hint_client *c, pid_t tgid, struct scxpol_hint *out)
+{
+	return task_get(c, M_TGID, tgid, out);
+}
+
+int scxpol_hint_clear_tgid(struct scxpol_hint_client *c, pid_t tgid)
+{
+	return task_clear(c, M_TGID, tgid);
+}
+
+int scxpol_hint_set_tid(struct scxpol_hint_client *c, pid_t tid, const struct scxpol_hint *h)
+{
+	return task_set(c, M_TID, tid, h);
+}
+
+int scxpol_hint_get_tid(struct scxpol_hint_client *c, pid_t tid, struct scxpol_hint *out)
+{
+	return task_get(c, M_TID, tid, out);
+}
+
+int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid)
+{
+	return task_clear(c, M_TID, tid);
+}
+
+int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out)
+{
+	__u32 zero = 0;
+
+	scxpol_err_clear();
+	if (bpf_map_lookup_elem(c->fd[M_META], &zero, out))
+		return scxpol_err(errno, "cannot read %s/%s: %s", c->root, defs[M_META].name,
+				  strerror(errno));
+	return 0;
+}
+
+/* ---- Thread slots ---------------------------------------------------------- */
+
+static int map_slots(struct scxpol_hint_client *c)
+{
+	size_t len = map_mmap_len(sizeof(struct scxpol_hint_slot), c->max_entries[M_SLOTS]);
+	void *p;
+	int r = 0;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->slots) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[M_SLOTS], 0);
+		if (p == MAP_FAILED) {
+			r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, defs[M_SLOTS].name,
+				       strerror(errno));
+		} else {
+			c->slots = p;
+			c->slots_len = len;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+static bool in_init_ns(const char *ns, unsigned int ino)
+{
+	struct stat st;
+
+	return !stat(ns, &st) && st.st_ino == ino;
+}
+
+/* Give slot @s back if @tid still owns it. */
+static bool slot_release(struct scxpol_hint_slot *s, __u32 tid)
+{
+	__u32 expect = tid;
+
+	if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != tid)
+		return false;
+	__atomic_store_n(&s->importance, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
+	return __atomic_compare_exchange_n(&s->tid, &expect, 0, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client *c)
+{
+	__u32 tid = (__u32)gettid(), n = c->max_entries[M_SLOTS], i, idx;
+	struct scxpol_hint_thread *t;
+	struct scxpol_hint_slot *s = NULL;
+	int r;
+
+	scxpol_err_clear();
+	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO))
+		return scxpol_err_ptr(EOPNOTSUPP, "thread %u: registering a thread needs the initial "
+				      "PID namespace (the policy sees tids of that namespace)", tid);
+	r = map_slots(c);
+	if (r)
+		return errno = -r, NULL;
+	if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &tid, &idx) && idx < n &&
+	    __atomic_load_n(&c->slots[idx].tid, __ATOMIC_ACQUIRE) == tid)
+		return scxpol_err_ptr(EEXIST, "thread %u is registered already (slot %u); "
+				      "unregister it first", tid, idx);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return scxpol_err_ptr(ENOMEM, "out of memory");
+	/* claim a free slot; start where this tid hashes to, so threads rarely collide */
+	for (i = 0; i < n; i++) {
+		__u32 expect = 0;
+
+		idx = (tid + i) % n;
+		if (__atomic_compare_exchange_n(&c->slots[idx].tid, &expect, tid, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			s = &c->slots[idx];
+			break;
+		}
+	}
+	if (!s) {
+		free(t);
+		return scxpol_err_ptr(ENOSPC, "thread %u: all %u hint slots of policy '%s' are "
+				      "taken (raise its nr_slots, or prune dead threads)", tid, n,
+				      c->policy);
+	}
+	__atomic_store_n(&s->importance, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
+	if (bpf_map_update_elem(c->fd[M_SLOT_IDX], &tid, &idx, BPF_ANY)) {
+		r = errno;
+		slot_release(s, tid);
+		free(t);
+		if (r == E2BIG || r == ENOMEM)
+			return scxpol_err_ptr(ENOSPC, "thread %u: %s/%s is full (%u entries; stale "
+					      "entries of dead threads: scxpol_hint_prune)", tid,
+					      c->root, defs[M_SLOT_IDX].name,
+					      c->max_entries[M_SLOT_IDX]);
+		return scxpol_err_ptr(r, "thread %u: cannot write %s/%s: %s", tid, c->root,
+				      defs[M_SLOT_IDX].name, strerror(r));
+	}
+	bump_gen(c->meta);
+	t->c = c;
+	t->slot = s;
+	t->tid = tid;
+	t->idx = idx;
+	__atomic_fetch_add(&c->nr_threads, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+void scxpol_hint_thread_set_importance(struct scxpol_hint_thread *t, unsigned int importance)
+{
+	__atomic_store_n(&t->slot->importance, importance, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&t->slot->seq, 1, __ATOMIC_RELAXED);
+}
+
+int scxpol_hint_thread_unregister(struct scxpol_hint_thread *t)
+{
+	struct scxpol_hint_client *c;
+	__u32 idx;
+	int r = 0;
+
+	if (!t)
+		return 0;
+	scxpol_err_clear();
+	c = t->c;
+	if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &t->tid, &idx) && idx == t->idx)
+		bpf_map_delete_elem(c->fd[M_SLOT_IDX], &t->tid);
+	if (!slot_release(t->slot, t->tid))
+		r = scxpol_err(ESRCH, "thread %u: slot %u was released already (the thread "
+			       "exited and the policy or a pruner freed it)", t->tid, t->idx);
+	bump_gen(c->meta);
+	__atomic_fetch_sub(&c->nr_threads, 1, __ATOMIC_RELAXED);
+	free(t);
+	return r;
+}
+
+/* ---- Counting and pruning -------------------------------------------------- */
+
+/* All keys of hash map @m (@ksz bytes each) into a new array; count in *@n. */
+static int map_keys(struct scxpol_hint_client *c, int m, size_t ksz, void **out, size_t *n)
+{
+	size_t cap = 64, cnt = 0;
+	unsigned char *keys = malloc(cap * ksz), *tmp;
+	__u64 cur, next;
+	void *prev = NULL;
+
+	if (!keys)
+		return scxpol_err(ENOMEM, "out of memory");
+	while (!bpf_map_get_next_key(c->fd[m], prev, &next)) {
+		if (cnt == cap) {
+			tmp = realloc(keys, cap * 2 * ksz);
+			if (!tmp) {
+				free(keys);
+				return scxpol_err(ENOMEM, "out of memory");
+			}
+			keys = tmp;
+			cap *= 2;
+		}
+		memcpy(keys + cnt * ksz, &next, ksz);
+		cnt++;
+		memcpy(&cur, &next, sizeof(cur));
+		prev = &cur;
+	}
+	if (errno != ENOENT) {
+		int e = errno;
+
+		free(keys);
+		return scxpol_err(e, "cannot walk %s/%s: %s", c->root, defs[m].name, strerror(e));
+	}
+	*out = keys;
+	*n = cnt;
+	return 0;
+}
+
+int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *out)
+{
+	static const int hashes[] = { M_CGRP, M_TGID, M_TID };
+	unsigned int *cnt[] = { &out->cgroups, &out->tgids, &out->tids };
+	size_t n, i;
+	void *keys;
+	int r;
+
+	scxpol_err_clear();
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < ARRAY_SIZE(hashes); i++) {
+		r = map_keys(c, hashes[i], defs[hashes[i]].key_size, &keys, &n);
+		if (r)
+			return r;
+		free(keys);
+		*cnt[i] = (unsigned int)n;
+	}
+	r = map_slots(c);
+	if (r)
+		return r;
+	for (i = 0; i < c->max_entries[M_SLOTS]; i++)
+		if (__atomic_load_n(&c->slots[i].tid, __ATOMIC_RELAXED))
+			out->threads++;
+	out->max_cgroups = c->max_entries[M_CGRP];
+	out->max_tgids = c->max_entries[M_TGID];
+	out->max_tids = c->max_entries[M_TID];
+	out->nr_slots = c->max_entries[M_SLOTS];
+	return 0;
+}
+
+static bool task_alive(pid_t tid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	return !stat(path, &st);
+}
+
+struct idset {
+	__u64 *ids;
+	size_t n, cap;
+};
+
+static int idset_add(struct idset *s, __u64 id)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		__u64 *p = realloc(s->ids, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->ids = p;
+		s->cap = cap;
+	}
+	s->ids[s->n++] = id;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add the inode numbers of directory @fd and every directory below it. */
+static int walk_cgroups(int fd, const char *path, struct idset *live, int depth)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int r = 0;
+
+	if (fstat(fd, &st)) {
+		r = errno;
+		close(fd);
+		return scxpol_err(r, "cannot read cgroup %s: %s", path, strerror(r));
+	}
+	if (idset_add(live, st.st_ino)) {
+		close(fd);
+		return scxpol_err(ENOMEM, "out of memory");
+	}
+	if (depth > 256) {
+		close(fd);
+		return scxpol_err(ELOOP, "cgroup %s: the tree is deeper than 256 levels", path);
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return scxpol_err(errno, "cannot list cgroup %s: %s", path, strerror(errno));
+	}
+	while (!r && (de = readdir(d))) {
+		char sub[PATH_MAX];
+		int cfd;
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (cfd < 0) {
+			if (errno == ENOENT) /* removed while we walk */
+				continue;
+			r = scxpol_err(errno, "cannot open cgroup %s: %s", sub, strerror(errno));
+			break;
+		}
+		r = walk_cgroups(cfd, sub, live, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+/* Mount point of the cgroup2 hierarchy's root into @buf. */
+static int cgroup2_root(char *buf, size_t len)
+{
+	char line[PATH_MAX * 2], root[PATH_MAX], mnt[PATH_MAX], *dash;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = 0;
+
+	if (!f)
+		return scxpol_err(errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+	while (!found && fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - cgroup2 ");
+		if (!dash)
+			continue;
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) == 2 && !strcmp(root, "/")) {
+			snprintf(buf, len, "%s", mnt);
+			found = 1;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return scxpol_err(ENOENT, "no cgroup2 file system mounted at its root (see "
+				  "/proc/self/mountinfo): cannot tell which cgroups exist");
+	return 0;
+}
+
+static int prune_cgroups(struct scxpol_hint_client *c, unsigned int *removed)
+{
+	struct idset live = { 0 };
+	char root[PATH_MAX];
+	__u64 *keys;
+	size_t n, i;
+	void *k;
+	int r, fd;
+
+	/* keys first: a cgroup created after the walk cannot be in the snapshot */
+	r = map_keys(c, M_CGRP, sizeof(__u64), &k, &n);
+	if (r || !n) {
+		if (!r)
+			free(k);
+		return r;
+	}
+	keys = k;
+	r = cgroup2_root(root, sizeof(root));
+	if (r)
+		goto out;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = scxpol_err(errno, "cannot open %s: %s", root, strerror(errno));
+		goto out;
+	}
+	r = walk_cgroups(fd, root, &live, 0);
+	if (r)
+		goto out;
+	qsort(live.ids, live.n, sizeof(*live.ids), cmp_u64);
+	for (i = 0; i < n; i++) {
+		if (bsearch(&keys[i], live.ids, live.n, sizeof(*live.ids), cmp_u64))
+			continue;
+		if (!bpf_map_delete_elem(c->fd[M_CGRP], &keys[i]))
+			(*removed)++;
+	}
+out:
+	free(live.ids);
+	free(keys);
+	return r;
+}
+
+static int prune_tasks(struct scxpol_hint_client *c, int m, unsigned int *removed)
+{
+	__u32 *keys;
+	size_t n, i;
+	void *k;
+	int r;
+
+	r = map_keys(c, m, sizeof(__u32), &k, &n);
+	if (r)
+		return r;
+	keys = k;
+	for (i = 0; i < n; i++) {
+		pid_t id = (pid_t)keys[i];
+		bool alive = m == M_TGID ? task_tgid(id) == id : task_alive(id);
+
+		if (!alive && !bpf_map_delete_elem(c->fd[m], &keys[i]))
+			(*removed)++;
+	}
+	free(keys);
+	return 0;
+}
+
+static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
+{
+	__u32 *keys, n_slots = c->max_entries[M_SLOTS], i;
+	size_t n, j;
+	void *k;
+	int r;
+
+	r = map_slots(c);
+	if (r)
+		return r;
+	r = map_keys(c, M_SLOT_IDX, sizeof(__u32), &k, &n);
+	if (r)
+		return r;
+	keys = k;
+	for (j = 0; j < n; j++) {
+		__u32 idx;
+
+		if (task_alive((pid_t)keys[j]))
+			continue;
+		if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &keys[j], &idx) && idx < n_slots)
+			slot_release(&c->slots[idx], keys[j]);
+		if (!bpf_map_delete_elem(c->fd[M_SLOT_IDX], &keys[j]))
+			(*removed)++;
+	}
+	free(keys);
+	/* slots of dead threads whose index entry is gone already */
+	for (i = 0; i < n_slots; i++) {
+		__u32 tid = __atomic_load_n(&c->slots[i].tid, __ATOMIC_ACQUIRE);
+
+		if (tid && !task_alive((pid_t)tid) && slot_release(&c->slots[i], tid))
+			(*removed)++;
+	}
+	return 0;
+}
+
+int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
+{
+	unsigned int n = 0;
+	int r;
+
+	scxpol_err_clear();
+	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO) ||
+	    !in_init_ns("/proc/self/ns/cgroup", PROC_CGROUP_INIT_INO))
+		return scxpol_err(EOPNOTSUPP, "hint prune needs the initial PID and cgroup "
+				  "namespaces: from inside a container it would see other ids "
+				  "and remove live entries");
+	r = prune_cgroups(c, &n);
+	if (!r)
+		r = prune_tasks(c, M_TGID, &n);
+	if (!r)
+		r = prune_tasks(c, M_TID, &n);
+	if (!r)
+		r = prune_slots(c, &n);
+	if (n)
+		bump_gen(c->meta);
+	if (removed)
+		*removed = n;
+	return r;
+}

@@ -1,0 +1,1547 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* Stats: counter snapshots, their JSON form, the socket server and its clients. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+#include "scxpol/sched.h"
+#include "scxpol/stats.h"
+
+#define STATS_MAP "scxpol_stats"
+#define SOCK_BASE "/run/scxpol"
+#define CLIENT_TIMEOUT_S 5
+#define MAX_RESPONSE (1U << 20)
+
+static const char *const lib_names[SCXPOL_STAT_NR] = { SCXPOL_STAT_NAMES };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- Reading ----------------------------------------------------------------- */
+
+static bool good_name(const char *n)
+{
+	size_t i, len = strlen(n);
+
+	if (!len || len >= SCXPOL_STAT_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' && n[i] <= '9') || n[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Check the user counter names of @o; a message into @err on failure. */
+static int check_user_names(const struct scxpol_stats_opts *o, char *err, size_t len)
+{
+	const char *const *names = OPTS_GET(o, user_names, NULL);
+	unsigned int nr = OPTS_GET(o, nr_user, 0), i, j;
+
+	if (nr > SCXPOL_STAT_USER_NR) {
+		snprintf(err, len, "stats opts: nr_user %u is more than %u", nr, SCXPOL_STAT_USER_NR);
+		return -EINVAL;
+	}
+	if (nr && !names) {
+		snprintf(err, len, "stats opts: nr_user is %u but user_names is NULL", nr);
+		return -EINVAL;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!names[i])
+			continue;
+		if (!good_name(names[i])) {
+			snprintf(err, len, "stats user counter %u: name '%.64s' is not 1..%d "
+				 "characters of [a-z0-9_]", i, names[i], SCXPOL_STAT_NAME_LEN - 1);
+			return -EINVAL;
+		}
+		for (j = 0; j < SCXPOL_STAT_NR; j++)
+			if (!strcmp(names[i], lib_names[j]))
+				goto dup;
+		for (j = 0; j < i; j++)
+			if (names[j] && !strcmp(names[i], names[j]))
+				goto dup;
+	}
+	return 0;
+dup:
+	snprintf(err, len, "stats user counter %u: name '%s' is taken by another counter", i,
+		 names[i]);
+	return -EINVAL;
+}
+
+/* Read the counters and pools of the locked object @obj; message into @err. */
+static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
+		       const struct scxpol_stats_opts *o, struct scxpol_stats *out, char *err,
+		       size_t len)
+{
+	const char *const *names = OPTS_GET(o, user_names, NULL);
+	unsigned int nr_user = OPTS_GET(o, nr_user, 0);
+	scxpol_stats_pools_fn pools = OPTS_GET(o, pools, NULL);
+	struct bpf_map *map;
+	int ncpu, cpu, r;
+	__u32 key;
+	__u64 *vals;
+
+	map = bpf_object__find_map_by_name(obj, STATS_MAP);
+	if (!map) {
+		snprintf(err, len, "%s: the BPF object has no '" STATS_MAP "' map (include "
+			 "<scxpol/stats.bpf.h>)", scxpol_sched_name(s));
+		return -ENOENT;
+	}
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		snprintf(err, len, "cannot count the possible CPUs: %s", strerror(-ncpu));
+		return ncpu ? ncpu : -EINVAL;
+	}
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	out->nr = 0;
+	for (key = 0; key < SCXPOL_STAT_TOTAL; key++) {
+		const char *name;
+		__u64 sum = 0;
+
+		if (key < SCXPOL_STAT_NR)
+			name = lib_names[key];
+		else if (key - SCXPOL_STAT_NR < nr_user && names[key - SCXPOL_STAT_NR])
+			name = names[key - SCXPOL_STAT_NR];
+		else
+			continue;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), vals, (size_t)ncpu * sizeof(*vals),
+					 0)) {
+			r = -errno;
+			snprintf(err, len, "%s: cannot read " STATS_MAP "[%u]: %s",
+				 scxpol_sched_name(s), key, strerror(errno));
+			free(vals);
+			return r;
+		}
+		for (cpu = 0; cpu < ncpu; cpu++)
+			sum += vals[cpu];
+		snprintf(out->v[out->nr].name, sizeof(out->v[out->nr].name), "%s", name);
+		out->v[out->nr++].value = sum;
+	}
+	free(vals);
+	out->nr_pools = 0;
+	if (pools) {
+		r = pools(s, out->pools, SCXPOL_STATS_MAX_POOLS, OPTS_GET(o, pools_ctx, NULL));
+		if (r < 0) {
+			snprintf(err, len, "%s: reading the pools failed: %s", scxpol_sched_name(s),
+				 strerror(-r));
+			return r;
+		}
+		out->nr_pools = (unsigned int)r < SCXPOL_STATS_MAX_POOLS ? (unsigned int)r
+									 : SCXPOL_STATS_MAX_POOLS;
+	}
+	return 0;
+}
+
+/* scxpol_stats_read() without touching the caller's last error; message into @err. */
+static int stats_read(struct scxpol_sched *s, const struct scxpol_stats_opts *o,
+		      struct scxpol_stats *out, char *err, size_t len)
+{
+	struct bpf_object *obj;
+	int r;
+
+	r = check_user_names(o, err, len);
+	if (r)
+		return r;
+	memset(out, 0, sizeof(*out));
+	obj = scxpol_sched_lock(s);
+	snprintf(out->policy, sizeof(out->policy), "%s", scxpol_sched_name(s));
+	if (!obj) {
+		snprintf(err, len, "policy '%s' is not loaded (restarting?)", scxpol_sched_name(s));
+		scxpol_sched_unlock(s);
+		return -ENODATA;
+	}
+	out->restarts = scxpol_sched_restarts(s);
+	out->time_ns = mono_ns();
+	r = read_locked(s, obj, o, out, err, len);
+	scxpol_sched_unlock(s);
+	return r;
+}
+
+int scxpol_stats_read(struct scxpol_sched *s, const struct scxpol_stats_opts *opts,
+		      struct scxpol_stats *out)
+{
+	char err[256];
+	int r;
+
+	scxpol_err_clear();
+	if (!OPTS_VALID(opts, scxpol_stats_opts))
+		return -EINVAL;
+	r = stats_read(s, opts, out, err, sizeof(err));
+	return r ? scxpol_err(-r, "%s", err) : 0;
+}
+
+const struct scxpol_stat_value *scxpol_stats_find(const struct scxpol_stats *st, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr && i < SCXPOL_STAT_TOTAL; i++)
+		if (!strcmp(st->v[i].name, name))
+			return &st->v[i];
+	return NULL;
+}
+
+/* ---- JSON out ---------------------------------------------------------------- */
+
+/* Writes into buf[len]; pos counts what the whole text needs. */
+struct jw {
+	char *buf;
+	size_t len, pos;
+};
+
+static void jw_raw(struct jw *w, const char *s, size_t n)
+{
+	if (w->pos + n < w->len)
+		memcpy(w->buf + w->pos, s, n);
+	w->pos += n;
+}
+
+static void jw_lit(struct jw *w, const char *s)
+{
+	jw_raw(w, s, strlen(s));
+}
+
+static void jw_str(struct jw *w, const char *s)
+{
+	char esc[8];
+
+	jw_raw(w, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			jw_raw(w, esc, 2);
+		} else if (c < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			jw_raw(w, esc, 6);
+		} else {
+			jw_raw(w, s, 1);
+		}
+	}
+	jw_raw(w, "\"", 1);
+}
+
+static void jw_u64(struct jw *w, uint64_t v)
+{
+	char num[24];
+
+	jw_raw(w, num, (size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)v));
+}
+
+static void jw_snapshot(struct jw *w, const struct scxpol_stats *st)
+{
+	unsigned int i;
+
+	jw_lit(w, "{\"policy\":");
+	jw_str(w, st->policy);
+	jw_lit(w, ",\"restarts\":");
+	jw_u64(w, st->restarts);
+	jw_lit(w, ",\"time_ns\":");
+	jw_u64(w, st->time_ns);
+	jw_lit(w, ",\"counters\":{");
+	for (i = 0; i < st->nr && i < SCXPOL_STAT_TOTAL; i++) {
+		if (i)
+			jw_raw(w, ",", 1);
+		jw_str(w, st->v[i].name);
+		jw_raw(w, ":", 1);
+		jw_u64(w, st->v[i].value);
+	}
+	jw_lit(w, "},\"pools\":[");
+	for (i = 0; i < st->nr_pools && i < SCXPOL_STATS_MAX_POOLS; i++) {
+		const struct scxpol_stats_pool *p = &st->pools[i];
+
+		jw_lit(w, i ? ",{\"name\":" : "{\"name\":");
+		jw_str(w, p->name);
+		jw_lit(w, ",\"cpus\":");
+		jw_str(w, p->cpus);
+		jw_lit(w, ",\"nr_cpus\":");
+		jw_u64(w, p->nr_cpus);
+		jw_lit(w, ",\"queued\":");
+		jw_u64(w, p->queued);
+		jw_raw(w, "}", 1);
+	}
+	jw_lit(w, "]}");
+}
+
+/* Terminate: the length, or -ENOSPC with the buffer emptied. */
+static int jw_end(struct jw *w)
+{
+	if (w->pos >= w->len) {
+		if (w->len)
+			w->buf[0] = '\0';
+		return -ENOSPC;
+	}
+	w->buf[w->pos] = '\0';
+	return (int)w->pos;
+}
+
+int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len)
+{
+	struct jw w = { .buf = buf, .len = len };
+
+	jw_snapshot(&w, st);
+	return jw_end(&w);
+}
+
+int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f)
+{
+	struct jw w = { 0 };
+
+	jw_snapshot(&w, st);
+	w.len = w.pos + 1;
+	w.buf = malloc(w.len);
+	if (!w.buf)
+		return scxpol_err(ENOMEM, "out of memory");
+	w.pos = 0;
+	jw_snapshot(&w, st);
+	jw_end(&w);
+	if (fprintf(f, "%s\n", w.buf) < 0) {
+		free(w.buf);
+		return scxpol_err(EIO, "cannot write the stats JSON: %s", strerror(errno));
+	}
+	free(w.buf);
+	return 0;
+}
+
+/* ---- JSON in ----------------------------------------------------------------- */
+
+enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jnode {
+	int type;
+	bool is_uint;  /* J_NUM: a non-negative integer that fits in u64 */
+	uint64_t u;
+	int key;       /* offset in strs of the member name, -1 outside objects */
+	int str;       /* J_STR: offset in strs */
+	int child;     /* first element/member, -1 none */
+	int next;      /* next sibling, -1 none */
+};
+
+struct jdoc {
+	const char *in;
+	size_t len, pos;
+	struct jnode *n;
+	int nr, cap;
+	char *strs;    /* decoded strings, NUL-terminated; never longer than the input */
+	size_t spos;
+	int depth;
+	char err[160];
+};
+
+#define JSON_MAX_DEPTH 32
+
+static int jerr(struct jdoc *d, const char *what)
+{
+	if (d->pos >= d->len)
+		snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: %s (the text ends there)",
+			 d->pos + 1, what);
+	else
+		snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: %s", d->pos + 1, what);
+	return -1;
+}
+
+static void jws(struct jdoc *d)
+{
+	while (d->pos < d->len && strchr(" \t\r\n", d->in[d->pos]))
+		d->pos++;
+}
+
+static int jnew(struct jdoc *d, int type)
+{
+	if (d->nr == d->cap) {
+		int cap = d->cap ? d->cap * 2 : 32;
+		struct jnode *n = realloc(d->n, (size_t)cap * sizeof(*n));
+
+		if (!n) {
+			snprintf(d->err, sizeof(d->err), "out of memory");
+			return -1;
+		}
+		d->n = n;
+		d->cap = cap;
+	}
+	memset(&d->n[d->nr], 0, sizeof(d->n[d->nr]));
+	d->n[d->nr].type = type;
+	d->n[d->nr].key = d->n[d->nr].str = -1;
+	d->n[d->nr].child = d->n[d->nr].next = -1;
+	return d->nr++;
+}
+
+static void jput_utf8(struct jdoc *d, unsigned int cp)
+{
+	char *o = d->strs + d->spos;
+
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		d->spos += 1;
+	} else if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		d->spos += 2;
+	} else if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		d->spos += 3;
+	} else {
+		o[0] = (char)(0xf0 | (cp >> 18));
+		o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[3] = (char)(0x80 | (cp & 0x3f));
+		d->spos += 4;
+	}
+}
+
+static int jhex4(struct jdoc *d, unsigned int *cp)
+{
+	unsigned int v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++, d->pos++) {
+		char c = d->pos < d->len ? d->in[d->pos] : '\0';
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned int)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned int)(c - 'A' + 10);
+		else
+			return jerr(d, "expected 4 hex digits after \\u");
+	}
+	*cp = v;
+	return 0;
+}
+
+/* A string at d->pos (the opening quote); its offset in strs, or -1. */
+static int jstring(struct jdoc *d)
+{
+	int start = (int)d->spos;
+
+	d->pos++;
+	for (;;) {
+		unsigned char c;
+
+		if (d->pos >= d->len)
+			return jerr(d, "unterminated string");
+		c = (unsigned char)d->in[d->pos];
+		if (c == '"') {
+			d->pos++;
+			d->strs[d->spos++] = '\0';
+			return start;
+		}
+		if (c < 0x20)
+			return jerr(d, "control character in a string");
+		if (c != '\\') {
+			d->strs[d->spos++] = (char)c;
+			d->pos++;
+			continue;
+		}
+		d->pos++;
+		c = d->pos < d->len ? (unsigned char)d->in[d->pos] : 0;
+		switch (c) {
+		case '"': case '\\': case '/':
+			d->strs[d->spos++] = (char)c;
+			break;
+		case 'b': d->strs[d->spos++] = '\b'; break;
+		case 'f': d->strs[d->spos++] = '\f'; break;
+		case 'n': d->strs[d->spos++] = '\n'; break;
+		case 'r': d->strs[d->spos++] = '\r'; break;
+		case 't': d->strs[d->spos++] = '\t'; break;
+		case 'u': {
+			unsigned int cp, lo;
+
+			d->pos++;
+			if (jhex4(d, &cp))
+				return -1;
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return jerr(d, "unpaired low surrogate");
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				if (d->pos + 1 >= d->len || d->in[d->pos] != '\\' ||
+				    d->in[d->pos + 1] != 'u')
+					return jerr(d, "unpaired high surrogate");
+				d->pos += 2;
+				if (jhex4(d, &lo))
+					return -1;
+				if (lo < 0xdc00 || lo > 0xdfff)
+					return jerr(d, "bad low surrogate");
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			if (!cp)
+				return jerr(d, "\\u0000 in a string");
+			jput_utf8(d, cp);
+			continue;
+		}
+		default:
+			return jerr(d, "bad escape in a string");
+		}
+		d->pos++;
+	}
+}
+
+static int jnumber(struct jdoc *d, int node)
+{
+	size_t start = d->pos;
+	bool is_uint = true;
+	uint64_t v = 0;
+
+	if (d->in[d->pos] == '-') {
+		is_uint = false;
+		d->pos++;
+	}
+	if (d->pos >= d->len || d->in[d->pos] < '0' || d->in[d->pos] > '9')
+		return jerr(d, "expected a digit");
+	if (d->in[d->pos] == '0' && d->pos + 1 < d->len && d->in[d->pos + 1] >= '0' &&
+	    d->in[d->pos + 1] <= '9')
+		return jerr(d, "leading zero in a number");
+	while (d->pos < d->len && d->in[d->pos] >= '0' && d->in[d->pos] <= '9') {
+		unsigned int digit = (unsigned int)(d->in[d->pos] - '0');
+
+		if (v > (UINT64_MAX - digit) / 10)
+			is_uint = false;
+		v = v * 10 + digit;
+		d->pos++;
+	}
+	if (d->pos < d->len && d->in[d->pos] == '.') {
+		is_uint = false;
+		d->pos++;
+		if (d->pos >= d->len || d->in[d->pos] < '0' || d->in[d->pos] > '9')
+			return jerr(d, "expected a digit after '.'");
+		while (d->pos < d->len && d->in[d->pos] >= '0' && d->in[d->pos] <= '9')
+			d->pos++;
+	}
+	if (d->pos < d->len && (d->in[d->pos] == 'e' || d->in[d->pos] == 'E')) {
+		is_uint = false;
+		d->pos++;
+		if (d->pos < d->len && (d->in[d->pos] == '+' || d->in[d->pos] == '-'))
+			d->pos++;
+		if (d->pos >= d->len || d->in[d->pos] < '0' || d->in[d->pos] > '9')
+			return jerr(d, "expected a digit in the exponent");
+		while (d->pos < d->len && d->in[d->pos] >= '0' && d->in[d->pos] <= '9')
+			d->pos++;
+	}
+	(void)start;
+	d->n[node].is_uint = is_uint;
+	d->n[node].u = is_uint ? v : 0;
+	return 0;
+}
+
+static int jvalue(struct jdoc *d);
+
+/* Members or elements up to @close; @obj says whether they have keys. */
+static int jcontainer(struct jdoc *d, int node, bool obj)
+{
+	char close = obj ? '}' : ']';
+	int last = -1;
+
+	if (++d->depth > JSON_MAX_DEPTH)
+		return jerr(d, "nested too deeply");
+	d->pos++;
+	jws(d);
+	if (d->pos < d->len && d->in[d->pos] == close) {
+		d->pos++;
+		d->depth--;
+		return 0;
+	}
+	for (;;) {
+		int key = -1, child;
+
+		jws(d);
+		if (obj) {
+			if (d->pos >= d->len || d->in[d->pos] != '"')
+				return jerr(d, "expected a member name");
+			key = jstring(d);
+			if (key < 0)
+				return -1;
+			jws(d);
+			if (d->pos >= d->len || d->in[d->pos] != ':')
+				return jerr(d, "expected ':'");
+			d->pos++;
+		}
+		child = jvalue(d);
+		if (child < 0)
+			return -1;
+		d->n[child].key = key;
+		if (last < 0)
+			d->n[node].child = child;
+		else
+			d->n[last].next = child;
+		last = child;
+		jws(d);
+		if (d->pos < d->len && d->in[d->pos] == ',') {
+			d->pos++;
+			continue;
+		}
+		if (d->pos < d->len && d->in[d->pos] == close) {
+			d->pos++;
+			d->depth--;
+			return 0;
+		}
+		return jerr(d, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+	}
+}
+
+/* A value at d->pos; its node index, or -1. */
+static int jvalue(struct jdoc *d)
+{
+	static const struct { const char *lit; int type; bool b; } lits[] = {
+		{ "true", J_BOOL, true }, { "false", J_BOOL, false }, { "null", J_NULL, false },
+	};
+	int node;
+	size_t i;
+	char c;
+
+	jws(d);
+	if (d->pos >= d->len)
+		return jerr(d, "expected a value");
+	c = d->in[d->pos];
+	if (c == '{' || c == '[') {
+		node = jnew(d, c == '{' ? J_OBJ : J_ARR);
+		if (node < 0 || jcontainer(d, node, c == '{'))
+			return -1;
+		return node;
+	}
+	if (c == '"') {
+		node = jnew(d, J_STR);
+		if (node < 0)
+			return -1;
+		d->n[node].str = jstring(d);
+		return d->n[node].str < 0 ? -1 : node;
+	}
+	if (c == '-' || (c >= '0' && c <= '9')) {
+		node = jnew(d, J_NUM);
+		if (node < 0 || jnumber(d, node))
+			return -1;
+		return node;
+	}
+	for (i = 0; i < ARRAY_SIZE(lits); i++) {
+		size_t n = strlen(lits[i].lit);
+
+		if (d->len - d->pos >= n && !memcmp(d->in + d->pos, lits[i].lit, n)) {
+			node = jnew(d, lits[i].type);
+			if (node < 0)
+				return -1;
+			d->n[node].u = lits[i].b;
+			d->pos += n;
+			return node;
+		}
+	}
+	if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+		return jerr(d, "unexpected byte");
+	snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: unexpected '%c'", d->pos + 1, c);
+	return -1;
+}
+
+/* Parse @len bytes of @in as one JSON value; 0, or -1 with d->err set. */
+static int jparse(struct jdoc *d, const char *in, size_t len)
+{
+	memset(d, 0, sizeof(*d));
+	d->in = in;
+	d->len = len;
+	d->strs = malloc(len + 1);
+	if (!d->strs) {
+		snprintf(d->err, sizeof(d->err), "out of memory");
+		return -1;
+	}
+	if (jvalue(d) < 0)
+		return -1;
+	jws(d);
+	if (d->pos < d->len)
+		return jerr(d, "text after the value");
+	return 0;
+}
+
+static void jfree(struct jdoc *d)
+{
+	free(d->n);
+	free(d->strs);
+}
+
+/* Member @name of object node @obj, or -1. */
+static int jget(const struct jdoc *d, int obj, const char *name)
+{
+	int c;
+
+	for (c = d->n[obj].child; c >= 0; c = d->n[c].next)
+		if (!strcmp(d->strs + d->n[c].key, name))
+			return c;
+	return -1;
+}
+
+static const char *const jtype_names[] = { "null", "a boolean", "a number", "a string",
+					   "an array", "an object" };
+
+/* Member @name of @obj as an unsigned integer; message into err on failure. */
+static int jget_u64(const struct jdoc *d, int obj, const char *name, uint64_t *v, char *err,
+		    size_t len)
+{
+	int c = jget(d, obj, name);
+
+	if (c < 0) {
+		snprintf(err, len, "no \"%s\" member", name);
+		return -EINVAL;
+	}
+	if (d->n[c].type != J_NUM || !d->n[c].is_uint) {
+		snprintf(err, len, "\"%s\" is %s, not an unsigned integer", name,
+			 d->n[c].type == J_NUM ? "a negative, fractional or huge number"
+					       : jtype_names[d->n[c].type]);
+		return -EINVAL;
+	}
+	*v = d->n[c].u;
+	return 0;
+}
+
+/* Member @name of @obj as a string of at most @max - 1 bytes. */
+static int jget_str(const struct jdoc *d, int obj, const char *name, char *out, size_t max,
+		    char *err, size_t len)
+{
+	int c = jget(d, obj, name);
+
+	if (c < 0) {
+		snprintf(err, len, "no \"%s\" member", name);
+		return -EINVAL;
+	}
+	if (d->n[c].type != J_STR) {
+		snprintf(err, len, "\"%s\" is %s, not a string", name, jtype_names[d->n[c].type]);
+		return -EINVAL;
+	}
+	if (strlen(d->strs + d->n[c].str) >= max) {
+		snprintf(err, len, "\"%s\" is longer than %zu bytes", name, max - 1);
+		return -EINVAL;
+	}
+	snprintf(out, max, "%s", d->strs + d->n[c].str);
+	return 0;
+}
+
+/* Object node @obj of @d as a snapshot. */
+static int parse_snapshot(const struct jdoc *d, int obj, struct scxpol_stats *out, char *err,
+			  size_t len)
+{
+	uint64_t v;
+	int c, i, r;
+
+	memset(out, 0, sizeof(*out));
+	if (d->n[obj].type != J_OBJ) {
+		snprintf(err, len, "the snapshot is %s, not an object", jtype_names[d->n[obj].type]);
+		return -EINVAL;
+	}
+	r = jget_str(d, obj, "policy", out->policy, sizeof(out->policy), err, len);
+	if (!r)
+		r = jget_u64(d, obj, "restarts", &v, err, len);
+	if (r)
+		return r;
+	out->restarts = (unsigned int)v;
+	r = jget_u64(d, obj, "time_ns", &out->time_ns, err, len);
+	if (r)
+		return r;
+	c = jget(d, obj, "counters");
+	if (c < 0 || d->n[c].type != J_OBJ) {
+		snprintf(err, len, "\"counters\" is %s, not an object",
+			 c < 0 ? "missing" : jtype_names[d->n[c].type]);
+		return -EINVAL;
+	}
+	for (i = d->n[c].child; i >= 0; i = d->n[i].next) {
+		const char *name = d->strs + d->n[i].key;
+
+		if (out->nr == SCXPOL_STAT_TOTAL) {
+			snprintf(err, len, "more than %d counters", SCXPOL_STAT_TOTAL);
+			return -EINVAL;
+		}
+		if (strlen(name) >= SCXPOL_STAT_NAME_LEN || !name[0]) {
+			snprintf(err, len, "counter name '%.40s' is not 1..%d bytes", name,
+				 SCXPOL_STAT_NAME_LEN - 1);
+			return -EINVAL;
+		}
+		r = jget_u64(d, c, name, &v, err, len);
+		if (r)
+			return r;
+		snprintf(out->v[out->nr].name, SCXPOL_STAT_NAME_LEN, "%s", name);
+		out->v[out->nr++].value = v;
+	}
+	c = jget(d, obj, "pools");
+	if (c < 0 || d->n[c].type != J_ARR) {
+		snprintf(err, len, "\"pools\" is %s, not an array",
+			 c < 0 ? "missing" : jtype_names[d->n[c].type]);
+		return -EINVAL;
+	}
+	for (i = d->n[c].child; i >= 0; i = d->n[i].next) {
+		struct scxpol_stats_pool *p = &out->pools[out->nr_pools];
+
+		if (out->nr_pools == SCXPOL_STATS_MAX_POOLS) {
+			snprintf(err, len, "more than %d pools", SCXPOL_STATS_MAX_POOLS);
+			return -EINVAL;
+		}
+		if (d->n[i].type != J_OBJ) {
+			snprintf(err, len, "pool %u is %s, not an object", out->nr_pools,
+				 jtype_names[d->n[i].type]);
+			return -EINVAL;
+		}
+		r = jget_str(d, i, "name", p->name, sizeof(p->name), err, len);
+		if (!r)
+			r = jget_str(d, i, "cpus", p->cpus, sizeof(p->cpus), err, len);
+		if (!r)
+			r = jget_u64(d, i, "nr_cpus", &v, err, len);
+		if (!r) {
+			p->nr_cpus = (unsigned int)v;
+			r = jget_u64(d, i, "queued", &p->queued, err, len);
+		}
+		if (r)
+			return r;
+		out->nr_pools++;
+	}
+	return 0;
+}
+
+int scxpol_stats_parse(const char *json, struct scxpol_stats *out)
+{
+	struct jdoc d;
+	char err[192];
+	int r;
+
+	scxpol_err_clear();
+	if (!json)
+		return scxpol_err(EINVAL, "stats snapshot: the text is NULL");
+	if (jparse(&d, json, strlen(json))) {
+		r = scxpol_err(EINVAL, "stats snapshot: %s", d.err);
+	} else {
+		r = parse_snapshot(&d, 0, out, err, sizeof(err));
+		if (r)
+			r = scxpol_err(-r, "stats snapshot: %s", err);
+	}
+	jfree(&d);
+	return r;
+}
+
+/* ---- Requests ---------------------------------------------------------------- */
+
+static const char *const requests[] = { "list", "stats" };
+
+int scxpol_stats_parse_request(const char *line, size_t len, char *req, size_t req_len,
+			       char *err, size_t err_len)
+{
+	struct jdoc d;
+	int c, r = -EINVAL;
+
+	if (len > SCXPOL_STATS_MAX_LINE) {
+		snprintf(err, err_len, "request longer than %d bytes", SCXPOL_STATS_MAX_LINE);
+		return -E2BIG;
+	}
+	if (jparse(&d, line, len)) {
+		snprintf(err, err_len, "%s", d.err);
+		goto out;
+	}
+	if (d.n[0].type != J_OBJ) {
+		snprintf(err, err_len, "the request is %s, not an object like {\"req\":\"stats\"}",
+			 jtype_names[d.n[0].type]);
+		goto out;
+	}
+	c = jget(&d, 0, "req");
+	if (c < 0) {
+		snprintf(err, err_len, "the request has no \"req\" member (try {\"req\":\"list\"})");
+		goto out;
+	}
+	if (d.n[c].type != J_STR) {
+		snprintf(err, err_len, "\"req\" is %s, not a string", jtype_names[d.n[c].type]);
+		goto out;
+	}
+	if (strlen(d.strs + d.n[c].str) >= req_len) {
+		snprintf(err, err_len, "unknown request (a \"req\" of %zu bytes)",
+			 strlen(d.strs + d.n[c].str));
+		goto out;
+	}
+	snprintf(req, req_len, "%s", d.strs + d.n[c].str);
+	r = 0;
+out:
+	jfree(&d);
+	return r;
+}
+
+static char *error_response(int err, const char *msg)
+{
+	struct jw w = { 0 };
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		w.pos = 0;
+		jw_lit(&w, "{\"errno\":");
+		jw_u64(&w, (uint64_t)err);
+		jw_lit(&w, ",\"resp\":null,\"error\":");
+		jw_str(&w, msg);
+		jw_raw(&w, "}", 1);
+		if (pass)
+			break;
+		w.len = w.pos + 1;
+		w.buf = malloc(w.len);
+		if (!w.buf)
+			return NULL;
+	}
+	jw_end(&w);
+	return w.buf;
+}
+
+char *scxpol_stats_respond(struct scxpol_sched *s, const struct scxpol_stats_opts *o,
+			   const char *line, size_t len)
+{
+	const char *const *names = OPTS_GET(o, user_names, NULL);
+	unsigned int nr_user = OPTS_GET(o, nr_user, 0);
+	struct scxpol_stats *st = NULL;
+	char req[64], err[256];
+	struct jw w = { 0 };
+	unsigned int i;
+	int r, pass;
+
+	r = scxpol_stats_parse_request(line, len, req, sizeof(req), err, sizeof(err));
+	if (r)
+		return error_response(-r, err);
+	if (!strcmp(req, "stats")) {
+		st = malloc(sizeof(*st));
+		if (!st)
+			return error_response(ENOMEM, "out of memory");
+		r = stats_read(s, o, st, err, sizeof(err));
+		if (r) {
+			free(st);
+			return error_response(-r, err);
+		}
+	} else if (strcmp(req, "list")) {
+		struct jw m = { .buf = err, .len = sizeof(err) };
+
+		jw_lit(&m, "unknown request ");
+		jw_str(&m, req);
+		jw_lit(&m, "; known:");
+		for (i = 0; i < ARRAY_SIZE(requests); i++) {
+			jw_lit(&m, i ? ", " : " ");
+			jw_lit(&m, requests[i]);
+		}
+		jw_end(&m);
+		return error_response(EINVAL, err);
+	}
+	for (pass = 0; pass < 2; pass++) {
+		w.pos = 0;
+		jw_lit(&w, "{\"errno\":0,\"resp\":");
+		if (st) {
+			jw_snapshot(&w, st);
+		} else {
+			jw_lit(&w, "{\"requests\":[");
+			for (i = 0; i < ARRAY_SIZE(requests); i++) {
+				if (i)
+					jw_raw(&w, ",", 1);
+				jw_str(&w, requests[i]);
+			}
+			jw_lit(&w, "],\"counters\":[");
+			for (i = 0; i < SCXPOL_STAT_NR; i++) {
+				if (i)
+					jw_raw(&w, ",", 1);
+				jw_str(&w, lib_names[i]);
+			}
+			for (i = 0; i < nr_user && names; i++) {
+				if (!names[i])
+					continue;
+				jw_raw(&w, ",", 1);
+				jw_str(&w, names[i]);
+			}
+			jw_raw(&w, "]}", 2);
+		}
+		jw_raw(&w, "}", 1);
+		if (pass)
+			break;
+		w.len = w.pos + 1;
+		w.buf = malloc(w.len);
+		if (!w.buf) {
+			free(st);
+			return NULL;
+		}
+	}
+	jw_end(&w);
+	free(st);
+	return w.buf;
+}
+
+/* ---- Server ------------------------------------------------------------------ */
+
+struct client {
+	int fd;
+	char in[SCXPOL_STATS_MAX_LINE + 1];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+	uint64_t deadline; /* ms */
+	bool eof, closing, shut;
+};
+
+struct scxpol_stats_server {
+	struct scxpol_sched *s;
+	struct scxpol_stats_opts stats;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev;
+	ino_t ino;
+	int listen_fd;
+	int wake[2];
+	pthread_t thread;
+	bool running;
+	unsigned int max_clients, timeout_ms;
+	struct client *clients;
+	unsigned int nr_clients;
+};
+
+static uint64_t mono_ms(void)
+{
+	return mono_ns() / 1000000;
+}
+
+static void client_close(struct scxpol_stats_server *srv, unsigned int i)
+{
+	struct client *c = &srv->clients[i];
+
+	close(c->fd);
+	free(c->out);
+	memmove(c, c + 1, (srv->nr_clients - i - 1) * sizeof(*c));
+	srv->nr_clients--;
+}
+
+/* Queue @resp (malloc'd, may be NULL for out of memory) and a newline. */
+static void client_queue(struct client *c, char *resp)
+{
+	size_t n;
+
+	if (!resp) {
+		c->closing = true;
+		return;
+	}
+	n = strlen(resp);
+	resp[n] = '\n'; /* the response has room: its NUL */
+	c->out = resp;
+	c->out_len = n + 1;
+	c->out_off = 0;
+}
+
+/* Send what is queued; false if the client is gone. */
+static bool client_flush(struct client *c)
+{
+	while (c->out && c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		c->out_off += (size_t)n;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	return true;
+}
+
+/*
+ * Answer the complete lines in @c's buffer, one at a time: the next only
+ * once the previous response is sent, so a client that does not read
+ * holds one response at most. False if the client is gone.
+ */
+static bool client_process(struct scxpol_stats_server *srv, struct client *c)
+{
+	for (;;) {
+		char *nl;
+		size_t len, i;
+
+		if (!client_flush(c))
+			return false;
+		if (c->out || c->closing)
+			return true;
+		nl = memchr(c->in, '\n', c->in_len);
+		if (!nl) {
+			if (c->in_len > SCXPOL_STATS_MAX_LINE) {
+				char msg[64];
+
+				snprintf(msg, sizeof(msg), "request longer than %d bytes",
+					 SCXPOL_STATS_MAX_LINE);
+				client_queue(c, error_response(E2BIG, msg));
+				c->closing = true;
+				c->in_len = 0;
+				continue;
+			}
+			return true;
+		}
+		len = (size_t)(nl - c->in);
+		for (i = 0; i < len && strchr(" \t\r", c->in[i]); i++)
+			;
+		if (i < len)
+			client_queue(c, scxpol_stats_respond(srv->s, &srv->stats, c->in, len));
+		memmove(c->in, nl + 1, c->in_len - len - 1);
+		c->in_len -= len + 1;
+		c->deadline = mono_ms() + srv->timeout_ms;
+	}
+}
+
+static void accept_clients(struct scxpol_stats_server *srv)
+{
+	for (;;) {
+		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct client *c;
+
+		if (fd < 0)
+			return;
+		if (srv->nr_clients == srv->max_clients) {
+			char msg[96], *resp;
+
+			snprintf(msg, sizeof(msg), "too many clients (%u); try again later",
+				 srv->max_clients);
+			resp = error_response(EBUSY, msg);
+			if (resp) {
+				size_t n = strlen(resp);
+
+				resp[n] = '\n';
+				if (send(fd, resp, n + 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+					/* it will see the connection close */
+				}
+				free(resp);
+			}
+			close(fd);
+			continue;
+		}
+		c = &srv->clients[srv->nr_clients++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->deadline = mono_ms() + srv->timeout_ms;
+	}
+}
+
+static void *server_main(void *arg)
+{
+	struct scxpol_stats_server *srv = arg;
+	struct pollfd *pfd;
+
+	pfd = calloc(srv->max_clients + 2, sizeof(*pfd));
+	if (!pfd) {
+		scxpol_log(SCXPOL_LOG_ERROR, "stats server %s: out of memory", srv->path);
+		return NULL;
+	}
+	for (;;) {
+		uint64_t now = mono_ms(), next = UINT64_MAX;
+		unsigned int i, n = srv->nr_clients;
+		int timeout;
+
+		pfd[0] = (struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = srv->listen_fd, .events = POLLIN };
+		for (i = 0; i < n; i++) {
+			struct client *c = &srv->clients[i];
+
+			pfd[i + 2] = (struct pollfd){ .fd = c->fd,
+						      .events = c->out ? POLLOUT : POLLIN };
+			if (c->deadline < next)
+				next = c->deadline;
+		}
+		timeout = next == UINT64_MAX ? -1 : next <= now ? 0 : (int)(next - now);
+		if (poll(pfd, n + 2, timeout) < 0 && errno != EINTR) {
+			scxpol_log(SCXPOL_LOG_ERROR, "stats server %s: poll: %s", srv->path,
+				   strerror(errno));
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		now = mono_ms();
+		/* walk backwards: closing a client moves the ones after it */
+		for (i = n; i-- > 0;) {
+			struct client *c = &srv->clients[i];
+			short re = pfd[i + 2].revents;
+			bool gone = false;
+
+			if (re & POLLOUT) {
+				gone = !client_flush(c);
+				if (!gone && !c->out)
+					c->deadline = now + srv->timeout_ms;
+			}
+			if (!gone && (re & (POLLIN | POLLHUP | POLLERR)) && !c->out) {
+				/* once closing, what the client still sends is dropped */
+				size_t off = c->closing ? 0 : c->in_len;
+				ssize_t r = recv(c->fd, c->in + off, sizeof(c->in) - off, MSG_DONTWAIT);
+
+				if (r > 0 && !c->closing)
+					c->in_len += (size_t)r;
+				else if (r == 0)
+					c->eof = true;
+				else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+					 errno != EINTR)
+					gone = true;
+			}
+			if (!gone)
+				gone = !client_process(srv, c);
+			/*
+			 * Closing: end our side after the last response and wait for
+			 * the client's EOF; closing with its input unread would reset
+			 * the connection and could lose the response.
+			 */
+			if (!gone && c->closing && !c->out && !c->shut) {
+				shutdown(c->fd, SHUT_WR);
+				c->shut = true;
+			}
+			if (gone || (!c->out && c->eof) || now >= c->deadline)
+				client_close(srv, i);
+		}
+		if (pfd[1].revents & POLLIN)
+			accept_clients(srv);
+	}
+	while (srv->nr_clients)
+		client_close(srv, srv->nr_clients - 1);
+	free(pfd);
+	return NULL;
+}
+
+int scxpol_stats_socket_path(const char *policy, char *buf, size_t len)
+{
+	int n;
+
+	if (!policy || !policy[0] || strchr(policy, '/') || !strcmp(policy, ".") ||
+	    !strcmp(policy, ".."))
+		return scxpol_err(EINVAL, "policy name '%s': want a policy's name, without '/'",
+				  policy ? policy : "(null)");
+	n = snprintf(buf, len, SOCK_BASE "/%s.sock", policy);
+	if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return scxpol_err(ENAMETOOLONG, "policy name '%s' is too long for a socket path",
+				  policy);
+	return n;
+}
+
+/* "the socket is mode 0600 owned by root:root" for @path. */
+static void sock_owner(const char *path, char *buf, size_t len)
+{
+	char who[160];
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(buf, len, "its directory is not accessible to uid %u", (unsigned int)getuid());
+		return;
+	}
+	scxpol_owner_name(&st, who, sizeof(who));
+	snprintf(buf, len, "the socket is mode %04o owned by %s", (unsigned int)(st.st_mode & 07777),
+		 who);
+}
+
+/* Connect to the Unix socket @path; an fd or a negative errno with a message. */
+static int sock_connect(const char *path, bool quiet)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
+	char why[256];
+	int fd, e;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return quiet ? -ENAMETOOLONG
+			     : scxpol_err(ENAMETOOLONG, "socket path '%s' is longer than %zu bytes",
+					  path, sizeof(sa.sun_path) - 1);
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return quiet ? -errno : scxpol_err(errno, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fd;
+	e = errno;
+	close(fd);
+	if (quiet)
+		return -e;
+	switch (e) {
+	case ENOENT:
+		return scxpol_err(e, "cannot connect to %s: %s (is the policy running with its "
+				  "stats server?)", path, strerror(e));
+	case EACCES:
+	case EPERM:
+		sock_owner(path, why, sizeof(why));
+		return scxpol_err(e, "cannot connect to %s: %s (%s; ask for group access via the "
+				  "policy's stats socket group)", path, strerror(e), why);
+	case ECONNREFUSED:
+		return scxpol_err(e, "cannot connect to %s: %s (a stale socket: the policy is not "
+				  "running)", path, strerror(e));
+	default:
+		return scxpol_err(e, "cannot connect to %s: %s", path, strerror(e));
+	}
+}
+
+/* Bind @srv's socket: under a temporary name, then renamed, so it never has a wrong mode. */
+static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int gid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static unsigned int seq;
+	char tmp[sizeof(sa.sun_path) + 32], dir[sizeof(srv->path)], *slash;
+	struct stat st;
+	int fd, n;
+
+	n = snprintf(tmp, sizeof(tmp), "%s.%d.%u", srv->path, (int)getpid(),
+		     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
+		return scxpol_err(ENAMETOOLONG, "stats socket path '%s' is too long (at most %zu "
+				  "bytes)", srv->path, sizeof(sa.sun_path) - 24);
+	snprintf(dir, sizeof(dir), "%s", srv->path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		/* traversable, not listable: the socket's own mode decides who connects */
+		if (mkdir(dir, 0711) && errno != EEXIST)
+			return scxpol_err(errno, "cannot create %s: %s", dir, strerror(errno));
+	}
+	fd = sock_connect(srv->path, true);
+	if (fd >= 0) {
+		close(fd);
+		return scxpol_err(EADDRINUSE, "a stats server already answers on %s (is the policy "
+				  "running twice?)", srv->path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return scxpol_err(errno, "socket: %s", strerror(errno));
+	memcpy(sa.sun_path, tmp, (size_t)n);
+	unlink(tmp);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		n = errno;
+		close(fd);
+		unlink(tmp);
+		return scxpol_err(n, "cannot listen on %s: %s", tmp, strerror(n));
+	}
+	if (chmod(tmp, mode) || (gid > 0 && chown(tmp, (uid_t)-1, (gid_t)gid)) ||
+	    rename(tmp, srv->path) || stat(srv->path, &st)) {
+		n = errno;
+		close(fd);
+		unlink(tmp);
+		return scxpol_err(n, "cannot set up stats socket %s (mode %04o, group %d): %s",
+				  srv->path, mode, gid, strerror(n));
+	}
+	srv->dev = st.st_dev;
+	srv->ino = st.st_ino;
+	srv->listen_fd = fd;
+	return 0;
+}
+
+static void server_free(struct scxpol_stats_server *srv)
+{
+	struct stat st;
+
+	if (srv->listen_fd >= 0) {
+		close(srv->listen_fd);
+		/* only our socket: a newer server may have replaced it */
+		if (!stat(srv->path, &st) && st.st_dev == srv->dev && st.st_ino == srv->ino)
+			unlink(srv->path);
+	}
+	if (srv->wake[0] >= 0)
+		close(srv->wake[0]);
+	if (srv->wake[1] >= 0)
+		close(srv->wake[1]);
+	free(srv->clients);
+	free(srv);
+}
+
+struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
+						      const struct scxpol_stats_server_opts *opts)
+{
+	const struct scxpol_stats_opts *so = OPTS_GET(opts, stats, NULL);
+	const char *path = OPTS_GET(opts, path, NULL);
+	struct scxpol_stats_server *srv;
+	sigset_t all, old;
+	char err[256];
+	int r;
+
+	scxpol_err_clear();
+	if (!s)
+		return scxpol_err_ptr(EINVAL, "stats server: the scheduler is NULL");
+	if (!OPTS_VALID(opts, scxpol_stats_server_opts) || !OPTS_VALID(so, scxpol_stats_opts))
+		return errno = EINVAL, NULL;
+	if (check_user_names(so, err, sizeof(err)))
+		return scxpol_err_ptr(EINVAL, "%s", err);
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return scxpol_err_ptr(ENOMEM, "out of memory");
+	srv->s = s;
+	srv->listen_fd = srv->wake[0] = srv->wake[1] = -1;
+	srv->stats.sz = sizeof(srv->stats);
+	if (so)
+		memcpy(&srv->stats, so, so->sz < sizeof(srv->stats) ? so->sz : sizeof(srv->stats));
+	srv->stats.sz = sizeof(srv->stats);
+	srv->max_clients = OPTS_GET(opts, max_clients, 0) ?: 16;
+	srv->timeout_ms = OPTS_GET(opts, timeout_ms, 0) ?: 5000;
+	srv->clients = calloc(srv->max_clients, sizeof(*srv->clients));
+	if (!srv->clients) {
+		r = scxpol_err(ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (path) {
+		if (strlen(path) >= sizeof(srv->path)) {
+			r = scxpol_err(ENAMETOOLONG, "stats socket path '%s' is longer than %zu bytes",
+				       path, sizeof(srv->path) - 1);
+			goto fail;
+		}
+		snprintf(srv->path, sizeof(srv->path), "%s", path);
+	} else {
+		r = scxpol_stats_socket_path(scxpol_sched_name(s), srv->path, sizeof(srv->path));
+		if (r < 0)
+			goto fail;
+	}
+	r = server_bind(srv, OPTS_GET(opts, mode, 0) ?: 0600, OPTS_GET(opts, gid, -1));
+	if (r)
+		goto fail;
+	if (pipe2(srv->wake, O_CLOEXEC | O_NONBLOCK)) {
+		r = scxpol_err(errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	/* signals stay with the policy's threads: the run loop handles them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&srv->thread, NULL, server_main, srv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		r = scxpol_err(r, "cannot start the stats server thread: %s", strerror(r));
+		goto fail;
+	}
+	srv->running = true;
+	scxpol_log(SCXPOL_LOG_INFO, "%s: stats server on %s", scxpol_sched_name(s), srv->path);
+	return srv;
+fail:
+	server_free(srv);
+	errno = -r;
+	return NULL;
+}
+
+void scxpol_stats_server_stop(struct scxpol_stats_server *srv)
+{
+	char c = 1;
+
+	if (!srv)
+		return;
+	if (srv->running) {
+		if (write(srv->wake[1], &c, 1) < 0) {
+			/* the pipe is full: the thread wakes anyway */
+		}
+		pthread_join(srv->thread, NULL);
+	}
+	server_free(srv);
+}
+
+const char *scxpol_stats_server_path(const struct scxpol_stats_server *srv)
+{
+	return srv->path;
+}
+
+/* ---- Clients ----------------------------------------------------------------- */
+
+int scxpol_stats_request(const char *path, const char *req, char *resp, size_t len)
+{
+	size_t off = 0, n;
+	int fd, r;
+
+	scxpol_err_clear();
+	if (!path || !req || !resp || !len)
+		return scxpol_err(EINVAL, "scxpol_stats_request: NULL path, request or buffer");
+	n = strlen(req);
+	if (n > SCXPOL_STATS_MAX_LINE || memchr(req, '\n', n))
+		return scxpol_err(EINVAL, "stats request: want one line of at most %d bytes",
+				  SCXPOL_STATS_MAX_LINE);
+	fd = sock_connect(path, false);
+	if (fd < 0)
+		return fd;
+	while (off <= n) {
+		const char *p = off < n ? req + off : "\n";
+		ssize_t w = send(fd, p, off < n ? n - off : 1, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			r = errno == EAGAIN ? ETIMEDOUT : errno;
+			close(fd);
+			return scxpol_err(r, "%s: cannot send the request: %s", path, strerror(r));
+		}
+		off += (size_t)w;
+	}
+	off = 0;
+	for (;;) {
+		ssize_t got;
+		char *nl;
+
+		if (off + 1 >= len) {
+			close(fd);
+			return scxpol_err(EMSGSIZE, "%s: the response is longer than %zu bytes", path,
+					  len - 1);
+		}
+		got = recv(fd, resp + off, len - 1 - off, 0);
+		if (got < 0) {
+			r = errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+			close(fd);
+			return scxpol_err(r, "%s: no response: %s", path,
+					  r == ETIMEDOUT ? "timed out after 5 s" : strerror(r));
+		}
+		if (!got) {
+			close(fd);
+			return scxpol_err(EPROTO, "%s: the server closed the connection without a "
+					  "complete response", path);
+		}
+		nl = memchr(resp + off, '\n', (size_t)got);
+		off += (size_t)got;
+		if (nl) {
+			*nl = '\0';
+			close(fd);
+			return (int)(nl - resp);
+		}
+	}
+}
+
+int scxpol_stats_fetch(const char *path, struct scxpol_stats *out)
+{
+	char *resp, err[192], msg[256];
+	uint64_t e;
+	struct jdoc d;
+	int r, c;
+
+	resp = malloc(MAX_RESPONSE);
+	if (!resp)
+		return scxpol_err(ENOMEM, "out of memory");
+	r = scxpol_stats_request(path, "{\"req\":\"stats\"}", resp, MAX_RESPONSE);
+	if (r < 0) {
+		free(resp);
+		return r;
+	}
+	if (jparse(&d, resp, (size_t)r)) {
+		r = scxpol_err(EPROTO, "%s: the response is not JSON: %s", path, d.err);
+		goto out;
+	}
+	if (d.n[0].type != J_OBJ || jget_u64(&d, 0, "errno", &e, err, sizeof(err))) {
+		r = scxpol_err(EPROTO, "%s: the response is not {\"errno\":N,...}", path);
+		goto out;
+	}
+	if (e) {
+		if (jget_str(&d, 0, "error", msg, sizeof(msg), err, sizeof(err)))
+			snprintf(msg, sizeof(msg), "(no message)");
+		r = scxpol_err(e < 4096 ? (int)e : EPROTO, "%s: the server answered errno %llu: %s",
+			       path, (unsigned long long)e, msg);
+		goto out;
+	}
+	c = jget(&d, 0, "resp");
+	if (c < 0) {
+		r = scxpol_err(EPROTO, "%s: the response has no \"resp\"", path);
+		goto out;
+	}
+	r = parse_snapshot(&d, c, out, err, sizeof(err));
+	if (r)
+		r = scxpol_err(EPROTO, "%s: the response is not a stats snapshot: %s", path, err);
+out:
+	jfree(&d);
+	free(resp);
+	return r;
+}

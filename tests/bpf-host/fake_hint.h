@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The kernel structures bpf-lib/scxpol/hint.bpf.h reads (a task's cgroup,
+ * the cgroup tree, a process's live threads), and helpers to build them.
+ * Include before <scxpol/hint.bpf.h>.
+ */
+#ifndef SCXPOL_FAKE_HINT_H
+#define SCXPOL_FAKE_HINT_H
+
+#include "host_fake.h"
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct kernfs_node {
+	u64 id;
+};
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
+	unsigned int flags; /* CSS_ONLINE = 1 << 1 */
+};
+
+struct cgroup {
+	struct cgroup_subsys_state self; /* first, as in the kernel */
+	struct kernfs_node *kn;
+	int level;
+};
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+};
+
+struct signal_struct {
+	atomic_t live;
+};
+
+/* A cgroup and what a task in it points at. */
+struct fake_cgroup {
+	struct cgroup cgrp;
+	struct kernfs_node kn;
+	struct css_set cset;
+};
+
+/* @c: an online cgroup with id @id below @parent (NULL: the root). */
+void fake_cgroup_init(struct fake_cgroup *c, u64 id, struct fake_cgroup *parent);
+/* Mark @c removed (rmdir): offline, as cgroup_destroy_locked() leaves it. */
+void fake_cgroup_offline(struct fake_cgroup *c);
+/* Put @p in @c (its cgroup2 membership). */
+void fake_task_set_cgroup(struct task_struct *p, struct fake_cgroup *c);
+
+#endif

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hintctl: drive the hint client from tests.
+ *
+ *   hintctl [-P POLICY] [-R PIN_ROOT] CMD ...
+ *   set tid|tgid|cgroup ID|PATH [pool=N] [class=N] [importance=N]
+ *   get tid|tgid|cgroup ID|PATH        prints pool= class= importance= flags=
+ *   clear tid|tgid|cgroup ID|PATH
+ *   set-cgroups DIR FIELD=N...         hint every cgroup directly below DIR
+ *   count                              cgroups= tgids= tids= threads=
+ *   prune                              removed=N
+ *   raw tid|tgid ID class=N|pool=N|importance=N
+ *                                      write the map directly, past the
+ *                                      client's checks (as a buggy writer would)
+ *   slots SOCKET WAKEUPS IMP...        register this thread; per IMP: set it,
+ *                                      sleep/wake WAKEUPS times, print the
+ *                                      deltas of the policy's counters
+ *   hold SECS IMP                      register, set IMP, sleep SECS
+ *   race THREADS                       THREADS threads register at once
+ *   exit-registered                    a thread registers and exits without
+ *                                      unregistering
+ * Exit status 0 on success, 1 with the library's message on failure.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include <scxpol/hint.h>
+#include <scxpol/stats.h>
+
+static struct scxpol_hint_client *client;
+
+static int die(const char *what)
+{
+	fprintf(stderr, "hintctl: %s: %s\n", what, scxpol_last_error());
+	return 1;
+}
+
+static int parse_fields(int argc, char **argv, struct scxpol_hint *h)
+{
+	int i;
+
+	memset(h, 0, sizeof(*h));
+	h->pool = SCXPOL_HINT_POOL_NONE;
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '='), *end;
+		long v;
+
+		if (!eq) {
+			fprintf(stderr, "hintctl: '%s': want FIELD=N\n", argv[i]);
+			return -1;
+		}
+		v = strtol(eq + 1, &end, 0);
+		if (*end || end == eq + 1) {
+			fprintf(stderr, "hintctl: '%s': not a number\n", argv[i]);
+			return -1;
+		}
+		if (!strncmp(argv[i], "pool=", 5)) {
+			h->pool = (int)v;
+			h->flags |= SCXPOL_HINT_F_POOL;
+		} else if (!strncmp(argv[i], "class=", 6)) {
+			h->class = (unsigned int)v;
+			h->flags |= SCXPOL_HINT_F_CLASS;
+		} else if (!strncmp(argv[i], "importance=", 11)) {
+			h->importance = (unsigned int)v;
+			h->flags |= SCXPOL_HINT_F_IMPORTANCE;
+		} else {
+			fprintf(stderr, "hintctl: unknown field '%s'\n", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* set/get/clear on tid|tgid|cgroup TARGET */
+static int target_op(const char *op, const char *kind, const char *target, struct scxpol_hint *h)
+{
+	bool path = target[0] == '/';
+	long long id = path ? 0 : strtoll(target, NULL, 0);
+	int r;
+
+	if (!strcmp(kind, "tid")) {
+		r = !strcmp(op, "set") ? scxpol_hint_set_tid(client, (pid_t)id, h)
+		    : !strcmp(op, "get") ? scxpol_hint_get_tid(client, (pid_t)id, h)
+					 : scxpol_hint_clear_tid(client, (pid_t)id);
+	} else if (!strcmp(kind, "tgid")) {
+		r = !strcmp(op, "set") ? scxpol_hint_set_tgid(client, (pid_t)id, h)
+		    : !strcmp(op, "get") ? scxpol_hint_get_tgid(client, (pid_t)id, h)
+					 : scxpol_hint_clear_tgid(client, (pid_t)id);
+	} else if (!strcmp(kind, "cgroup") && path) {
+		r = !strcmp(op, "set") ? scxpol_hint_set_cgroup_path(client, target, h)
+		    : !strcmp(op, "get") ? scxpol_hint_get_cgroup_path(client, target, h)
+					 : scxpol_hint_clear_cgroup_path(client, target);
+	} else if (!strcmp(kind, "cgroup")) {
+		r = !strcmp(op, "set") ? scxpol_hint_set_cgroup_id(client, (uint64_t)id, h)
+		    : !strcmp(op, "get") ? scxpol_hint_get_cgroup_id(client, (uint64_t)id, h)
+					 : scxpol_hint_clear_cgroup_id(client, (uint64_t)id);
+	} else {
+		fprintf(stderr, "hintctl: want tid, tgid or cgroup, not '%s'\n", kind);
+		return 2;
+	}
+	if (r)
+		return die(op);
+	if (!strcmp(op, "get"))
+		printf("pool=%d class=%u importance=%u flags=%u\n", h->pool, h->class, h->importance,
+		       h->flags);
+	return 0;
+}
+
+static int set_cgroups(const char *dir, struct scxpol_hint *h)
+{
+	char path[4400];
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		fprintf(stderr, "hintctl: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (scxpol_hint_set_cgroup_path(client, path, h)) {
+			closedir(d);
+			return die(path);
+		}
+		n++;
+	}
+	closedir(d);
+	printf("set=%u\n", n);
+	return 0;
+}
+
+/* Write a hint straight into the pinned map, bumping nothing. */
+static int raw(const char *root, const char *kind, const char *id, struct scxpol_hint *h)
+{
+	char path[4200];
+	__u32 key = (__u32)strtoul(id, NULL, 0);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/scxpol_hint_%s", root, kind);
+	fd = bpf_obj_get(path);
+	if (fd < 0 || bpf_map_update_elem(fd, &key, h, BPF_ANY)) {
+		fprintf(stderr, "hintctl: raw %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t counter(const struct scxpol_stats *st, const char *name)
+{
+	const struct scxpol_stat_value *v = scxpol_stats_find(st, name);
+
+	return v ? v->value : 0;
+}
+
+static int slots(const char *sock, int wakeups, int argc, char **argv)
+{
+	struct scxpol_stats a, b;
+	struct scxpol_hint_thread *t;
+	struct timespec ts = { .tv_nsec = 1000000 };
+	int i, j;
+
+	t = scxpol_hint_thread_register(client);
+	if (!t)
+		return die("register");
+	for (i = 0; i < argc; i++) {
+		unsigned int imp = (unsigned int)strtoul(argv[i], NULL, 0);
+
+		scxpol_hint_thread_set_importance(t, imp);
+		if (scxpol_stats_fetch(sock, &a))
+			return die("fetch");
+		for (j = 0; j < wakeups; j++)
+			nanosleep(&ts, NULL);
+		if (scxpol_stats_fetch(sock, &b))
+			return die("fetch");
+		printf("importance=%u important=%llu importance_sum=%llu hint_reject=%llu\n", imp,
+		       (unsigned long long)(counter(&b, "important") - counter(&a, "important")),
+		       (unsigned long long)(counter(&b, "importance_sum") -
+					    counter(&a, "importance_sum")),
+		       (unsigned long long)(counter(&b, "hint_reject") - counter(&a, "hint_reject")));
+		fflush(stdout);
+	}
+	if (scxpol_hint_thread_unregister(t))
+		return die("unregister");
+	return 0;
+}
+
+struct race_arg {
+	pthread_barrier_t *bar;
+	struct scxpol_hint_thread *t;
+	int err;
+};
+
+static void *race_thread(void *p)
+{
+	struct race_arg *a = p;
+
+	pthread_barrier_wait(a->bar);
+	a->t = scxpol_hint_thread_register(client);
+	a->err = a->t ? 0 : errno;
+	/* stay alive until every thread has registered, so no tid is reused */
+	pthread_barrier_wait(a->bar);
+	return NULL;
+}
+
+static int race(int n)
+{
+	struct race_arg *a = calloc((size_t)n, sizeof(*a));
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	pthread_barrier_t bar;
+	struct scxpol_hint_counts cnt;
+	int i, ok = 0, dup = 0;
+
+	pthread_barrier_init(&bar, NULL, (unsigned int)n);
+	for (i = 0; i < n; i++) {
+		a[i].bar = &bar;
+		pthread_create(&th[i], NULL, race_thread, &a[i]);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	if (scxpol_hint_count(client, &cnt))
+		return die("count");
+	for (i = 0; i < n; i++)
+		ok += a[i].t != NULL;
+	printf("registered=%d threads=%u\n", ok, cnt.threads);
+	for (i = 0; i < n; i++) {
+		if (a[i].t && scxpol_hint_thread_unregister(a[i].t))
+			dup++;
+	}
+	printf("unregister_failures=%d\n", dup);
+	free(a);
+	free(th);
+	return 0;
+}
+
+static void *exit_thread(void *p)
+{
+	(void)p;
+	if (!scxpol_hint_thread_register(client))
+		fprintf(stderr, "hintctl: register: %s\n", scxpol_last_error());
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	SCXPOL_OPTS(scxpol_hint_client_opts, co);
+	const char *policy = "hintpol", *root = NULL;
+	char rootbuf[4096];
+	struct scxpol_hint h;
+	unsigned int n;
+	int c, r;
+
+	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
+	while ((c = getopt(argc, argv, "+P:R:")) != -1) {
+		if (c == 'P')
+			policy = optarg;
+		else if (c == 'R')
+			root = optarg;
+		else
+			return 2;
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		fprintf(stderr, "usage: hintctl [-P POLICY] [-R PIN_ROOT] CMD ...\n");
+		return 2;
+	}
+	snprintf(rootbuf, sizeof(rootbuf), "%s", root ? root : "");
+	if (!root)
+		snprintf(rootbuf, sizeof(rootbuf), "/sys/fs/bpf/scxpol/%s", policy);
+	if (!strcmp(argv[0], "raw")) {
+		if (argc < 4 || parse_fields(argc - 3, argv + 3, &h))
+			return 2;
+		return raw(rootbuf, argv[1], argv[2], &h);
+	}
+	co.pin_root = root;
+	client = scxpol_hint_client_open(policy, &co);
+	if (!client)
+		return die("open");
+	if ((!strcmp(argv[0], "set") || !strcmp(argv[0], "get") || !strcmp(argv[0], "clear")) &&
+	    argc >= 3) {
+		if (parse_fields(argc - 3, argv + 3, &h))
+			return 2;
+		r = target_op(argv[0], argv[1], argv[2], &h);
+	} else if (!strcmp(argv[0], "set-cgroups") && argc >= 3) {
+		if (parse_fields(argc - 2, argv + 2, &h))
+			return 2;
+		r = set_cgroups(argv[1], &h);
+	} else if (!strcmp(argv[0], "count")) {
+		struct scxpol_hint_counts cnt;
+
+		r = scxpol_hint_count(client, &cnt) ? die("count") : 0;
+		if (!r)
+			printf("cgroups=%u tgids=%u tids=%u threads=%u\n", cnt.cgroups, cnt.tgids,
+			       cnt.tids, cnt.threads);
+	} else if (!strcmp(argv[0], "prune")) {
+		r = scxpol_hint_prune(client, &n) ? die("prune") : 0;
+		if (!r)
+			printf("removed=%u\n", n);
+	} else if (!strcmp(argv[0], "slots") && argc >= 4) {
+		r = slots(argv[1], atoi(argv[2]), argc - 3, argv + 3);
+	} else if (!strcmp(argv[0], "hold") && argc == 3) {
+		struct scxpol_hint_thread *t = scxpol_hint_thread_register(client);
+
+		if (!t)
+			return die("register");
+		scxpol_hint_thread_set_importance(t, (unsigned int)strtoul(argv[2], NULL, 0));
+		printf("registered tid=%d\n", gettid());
+		fflush(stdout);
+		sleep((unsigned int)atoi(argv[1]));
+		r = scxpol_hint_thread_unregister(t) ? die("unregister") : 0;
+	} else if (!strcmp(argv[0], "race") && argc == 2) {
+		r = race(atoi(argv[1]));
+	} else if (!strcmp(argv[0], "exit-registered")) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, exit_thread, NULL);
+		pthread_join(th, NULL);
+		r = 0;
+	} else {
+		fprintf(stderr, "hintctl: unknown command or arguments: %s\n", argv[0]);
+		r = 2;
+	}
+	scxpol_hint_client_close(client);
+	return r;
+}

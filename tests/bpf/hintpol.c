@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hintpol: loader of the hint test policy (hintpol.bpf.c). Sets the hint
+ * limits (classes = CPUs), reports the hints it finds pinned, serves stats
+ * on a socket, and runs until SIGINT/SIGTERM.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include <scxpol/hint.h>
+#include <scxpol/skel.h>
+#include <scxpol/stats.h>
+
+#include "hintpol.bpf.skel.h"
+
+SCXPOL_SKEL_DEFINE(hintpol_bpf);
+
+static const char *const user_names[] = { "importance_sum", "class_placed" };
+
+struct opts {
+	struct scxpol_hint_limits lim;
+	unsigned int nr_cpus;
+};
+
+static int configure(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct hintpol_bpf *h = skel;
+	struct opts *o = ctx;
+
+	h->rodata->nr_cpus = o->nr_cpus;
+	return scxpol_hint_setup(s, &o->lim);
+}
+
+/* What the pins held when this loader found them: hints survive restarts. */
+static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	SCXPOL_OPTS(scxpol_hint_client_opts, co, .pin_root = scxpol_sched_pin_root(s));
+	struct scxpol_hint_client *c;
+	struct scxpol_hint_counts n;
+	int r;
+
+	(void)skel;
+	(void)ctx;
+	c = scxpol_hint_client_open(scxpol_sched_name(s), &co);
+	if (!c)
+		return -errno;
+	r = scxpol_hint_count(c, &n);
+	if (!r) {
+		printf("hintpol: pinned hints: cgroups=%u tgids=%u tids=%u threads=%u slots=%u\n",
+		       n.cgroups, n.tgids, n.tids, n.threads, n.nr_slots);
+		fflush(stdout);
+	}
+	scxpol_hint_client_close(c);
+	return r;
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned long max, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || *end || end == arg || v > max) {
+		fprintf(stderr, "hintpol: %s '%s': want 0..%lu\n", opt, arg, max);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hintpol [options]\n"
+		   "  --pools N           pool hints accepted: 0..N-1 (default 2)\n"
+		   "  --max-importance N  importance accepted: 0..N (default 7)\n"
+		   "  --slots N           thread slots (default: pinned size or 1024)\n"
+		   "  --pin-mode MODE     mode of the pinned maps (default 0600)\n"
+		   "  --pin-group GID     group of the pinned maps\n"
+		   "  --socket PATH       stats socket (default /run/scxpol/hintpol.sock)\n"
+		   "  --socket-mode MODE  mode of the socket (default 0600)\n"
+		   "  --socket-group GID  group of the socket\n"
+		   "  --load-only         load through the verifier, then exit\n"
+		   "  --verifier-stats    print each program's verified instructions\n"
+		   "  -v                  verbose\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pools", required_argument, NULL, 'p' },
+		{ "max-importance", required_argument, NULL, 'i' },
+		{ "slots", required_argument, NULL, 's' },
+		{ "pin-mode", required_argument, NULL, 'm' },
+		{ "pin-group", required_argument, NULL, 'g' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "socket-mode", required_argument, NULL, 'M' },
+		{ "socket-group", required_argument, NULL, 'G' },
+		{ "load-only", no_argument, NULL, 'L' },
+		{ "verifier-stats", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 } };
+	unsigned int pin_mode = 0, pin_gid = 0, sock_mode = 0, sock_gid = 0;
+	const char *sock = NULL;
+	bool load_only = false, vstats = false;
+	struct scxpol_stats_server *srv = NULL;
+	struct scxpol_sched *s;
+	int c, r, ncpu;
+
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint("--pools", optarg, 1024, &o.lim.nr_pools))
+				return 2;
+			break;
+		case 'i':
+			if (parse_uint("--max-importance", optarg, 1000000, &o.lim.max_importance))
+				return 2;
+			break;
+		case 's':
+			if (parse_uint("--slots", optarg, 1U << 20, &o.lim.nr_slots))
+				return 2;
+			break;
+		case 'm':
+			if (parse_uint("--pin-mode", optarg, 0777, &pin_mode))
+				return 2;
+			break;
+		case 'g':
+			if (parse_uint("--pin-group", optarg, 1U << 30, &pin_gid))
+				return 2;
+			break;
+		case 'S':
+			sock = optarg;
+			break;
+		case 'M':
+			if (parse_uint("--socket-mode", optarg, 0777, &sock_mode))
+				return 2;
+			break;
+		case 'G':
+			if (parse_uint("--socket-group", optarg, 1U << 30, &sock_gid))
+				return 2;
+			break;
+		case 'L':
+			load_only = true;
+			break;
+		case 'V':
+			vstats = true;
+			break;
+		case 'v':
+			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		fprintf(stderr, "hintpol: cannot count CPUs: %s\n", strerror(-ncpu));
+		return 1;
+	}
+	o.nr_cpus = (unsigned int)ncpu;
+	o.lim.nr_classes = o.nr_cpus;
+
+	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(hintpol_bpf),
+		    .configure = configure, .loaded = loaded, .ctx = &o, .pin_mode = pin_mode,
+		    .pin_gid = (int)pin_gid);
+	s = scxpol_sched_open(&sopts);
+	if (!s) {
+		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
+		return 1;
+	}
+	r = scxpol_sched_load(s);
+	if (!r && vstats)
+		r = scxpol_sched_print_prog_stats(s, stdout);
+	if (!r && !load_only) {
+		SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = user_names, .nr_user = 2);
+		SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = sock, .mode = sock_mode,
+			    .gid = (int)sock_gid, .stats = &so);
+
+		srv = scxpol_stats_server_start(s, &vo);
+		r = srv ? scxpol_sched_attach(s) : -errno;
+		if (!r) {
+			printf("hintpol: attached; stats on %s\n", scxpol_stats_server_path(srv));
+			fflush(stdout);
+			r = scxpol_sched_run(s, NULL);
+			printf("hintpol: restarts %u\n", scxpol_sched_restarts(s));
+			scxpol_sched_print_exit(s, stdout);
+		}
+		scxpol_stats_server_stop(srv);
+	}
+	if (r)
+		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
+	scxpol_sched_close(s);
+	return r ? 1 : 0;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * testpol: the test policy of the bpflib VM suite. It wires every helper of
+ * bpf-lib/scxpol (pools, dispatch order, stealing, lending, vtime with
+ * Algorithm 1 and busy-poll detection, the task context, compat, DSQs,
+ * stats, the exit record) the way a real policy would, and places tasks in
+ * pools through two tables its loader fills: tgid -> pool and comm -> pool.
+ * Tasks in neither table go to the shared queue.
+ */
+#include <scxpol/common.bpf.h>
+#include <scxpol/compat.bpf.h>
+#include <scxpol/dsq.bpf.h>
+#include <scxpol/pool.bpf.h>
+#include <scxpol/sched.bpf.h>
+#include <scxpol/stats.bpf.h>
+#include <scxpol/task.bpf.h>
+#include <scxpol/vtime.bpf.h>
+
+char _license[] SEC("license") = "GPL";
+
+const volatile u64 slice_ns = 5000000;
+/* Algorithm 1 resetting every reset_every enqueues; 0: the FAIR rule */
+const volatile u32 reset_every;
+const volatile u32 busy_poll_after;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, u32);
+	__type(value, s32);
+} testpol_tgid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, char[16]);
+	__type(value, s32);
+} testpol_comm SEC(".maps");
+
+/* The pool the loader's tables give @p, else the shared queue. */
+static __always_inline s32 testpol_pool_of(struct task_struct *p)
+{
+	char comm[16];
+	u32 tgid = p->tgid;
+	s32 *pool;
+
+	pool = bpf_map_lookup_elem(&testpol_tgid, &tgid);
+	if (pool)
+		return *pool;
+	__builtin_memcpy(comm, p->comm, sizeof(comm));
+	pool = bpf_map_lookup_elem(&testpol_comm, comm);
+	return pool ? *pool : SCXPOL_POOL_SHARED;
+}
+
+s32 SCXPOL_OPS(testpol_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), testpol_pool_of(p), prev_cpu,
+				      wake_flags, slice_ns);
+}
+
+void SCXPOL_OPS(testpol_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	scxpol_pool_enqueue(&v, p, scxpol_task_ctx(p), testpol_pool_of(p), enq_flags, slice_ns);
+}
+
+void SCXPOL_OPS(testpol_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	scxpol_pool_dispatch(&v, cpu);
+}
+
+void SCXPOL_OPS(testpol_running, struct task_struct *p)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
+}
+
+void SCXPOL_OPS(testpol_stopping, struct task_struct *p, bool runnable)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	scxpol_pool_stopping(&v, p, scxpol_task_ctx(p), runnable);
+}
+
+void SCXPOL_OPS(testpol_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	scxpol_pool_quiescent(scxpol_task_ctx(p), deq_flags);
+}
+
+void SCXPOL_OPS(testpol_enable, struct task_struct *p)
+{
+	scxpol_pool_enable(p);
+}
+
+s32 SCXPOL_OPS_SLEEPABLE(testpol_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	return scxpol_task_init(p);
+}
+
+s32 SCXPOL_OPS_SLEEPABLE(testpol_init)
+{
+	struct scxpol_vclock rule = {
+		.rule = reset_every ? SCXPOL_VTIME_ALG1 : SCXPOL_VTIME_FAIR,
+		.reset_every = reset_every,
+		.busy_poll_after = busy_poll_after,
+	};
+
+	return scxpol_pool_init(&rule);
+}
+
+void SCXPOL_OPS(testpol_exit, struct scx_exit_info *ei)
+{
+	scxpol_exit_record(ei);
+}
+
+SCXPOL_OPS_DEFINE(testpol_ops,
+	.select_cpu = (void *)testpol_select_cpu,
+	.enqueue = (void *)testpol_enqueue,
+	.dispatch = (void *)testpol_dispatch,
+	.running = (void *)testpol_running,
+	.stopping = (void *)testpol_stopping,
+	.quiescent = (void *)testpol_quiescent,
+	.enable = (void *)testpol_enable,
+	.init_task = (void *)testpol_init_task,
+	.init = (void *)testpol_init,
+	.exit = (void *)testpol_exit,
+	.name = "testpol");

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * testpol: loader of the bpflib test policy (testpol.bpf.c). Publishes a
+ * pool plan, places tasks in pools by tgid or comm, switches to a second
+ * plan on SIGUSR1 (a resize while attached), prints the stats counters and
+ * the published pools on SIGUSR2 and at exit.
+ *
+ *   testpol --pools "d0=0-1 d1=2-3" --flags steal --pid 1234=d1 --comm spin=d0
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include <scxpol/pool.h>
+#include <scxpol/skel.h>
+#include <scxpol/stats.h>
+#include <scxpol/topology.h>
+
+#include "testpol.bpf.skel.h"
+
+SCXPOL_SKEL_DEFINE(testpol_bpf);
+
+#define MAX_PLACE 64
+
+struct place {
+	char key[16];  /* comm, or the tgid in decimal */
+	char pool[16]; /* pool name or index */
+	bool is_pid;
+};
+
+struct opts {
+	struct scxpol_pool_plan *plan, *resize;
+	unsigned long long slice_us;
+	unsigned int alg1, busy_poll;
+	struct place place[MAX_PLACE];
+	unsigned int nr_place;
+};
+
+static volatile sig_atomic_t want_resize, want_stats;
+
+static void on_usr(int sig)
+{
+	if (sig == SIGUSR1)
+		want_resize = 1;
+	else
+		want_stats = 1;
+}
+
+static int configure(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct testpol_bpf *t = skel;
+	struct opts *o = ctx;
+	unsigned int max = scxpol_pool_plan_nr_pools(o->plan);
+
+	if (o->resize && scxpol_pool_plan_nr_pools(o->resize) > max)
+		max = scxpol_pool_plan_nr_pools(o->resize);
+	t->rodata->slice_ns = o->slice_us * 1000;
+	t->rodata->reset_every = o->alg1;
+	t->rodata->busy_poll_after = o->busy_poll;
+	return scxpol_pool_setup(s, max);
+}
+
+/* Fill the tgid and comm tables with the pools' indices in @o->plan. */
+static int place_tasks(struct scxpol_sched *s, struct testpol_bpf *t, struct opts *o)
+{
+	unsigned int i;
+
+	(void)s;
+	for (i = 0; i < o->nr_place; i++) {
+		struct place *pl = &o->place[i];
+		int pool = scxpol_pool_plan_find(o->plan, pl->pool);
+		char *end;
+		int r;
+
+		if (pool < 0) {
+			pool = (int)strtol(pl->pool, &end, 10);
+			if (*end || end == pl->pool || pool < 0 ||
+			    (unsigned int)pool >= scxpol_pool_plan_nr_pools(o->plan)) {
+				fprintf(stderr, "testpol: %s=%s: no such pool\n", pl->key, pl->pool);
+				return -EINVAL;
+			}
+		}
+		if (pl->is_pid) {
+			__u32 tgid = (__u32)strtoul(pl->key, NULL, 10);
+
+			r = bpf_map__update_elem(t->maps.testpol_tgid, &tgid, sizeof(tgid), &pool,
+						 sizeof(pool), BPF_ANY);
+		} else {
+			r = bpf_map__update_elem(t->maps.testpol_comm, pl->key, sizeof(pl->key), &pool,
+						 sizeof(pool), BPF_ANY);
+		}
+		if (r) {
+			fprintf(stderr, "testpol: cannot place %s in pool %d: %s\n", pl->key, pool,
+				strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct opts *o = ctx;
+	int r;
+
+	r = scxpol_pool_publish(s, o->plan);
+	return r ? r : place_tasks(s, skel, o);
+}
+
+static int stats_pools(struct scxpol_sched *s, struct scxpol_stats_pool *out, unsigned int max,
+		       void *ctx)
+{
+	struct scxpol_pool_stat ps[SCXPOL_STATS_MAX_POOLS];
+	unsigned int i;
+	int n;
+
+	(void)ctx;
+	n = scxpol_pool_read(s, NULL, ps, SCXPOL_STATS_MAX_POOLS, NULL);
+	for (i = 0; n > 0 && i < (unsigned int)n && i < max; i++) {
+		_Static_assert(sizeof(out->name) >= sizeof(ps->name), "pool names fit");
+		_Static_assert(sizeof(out->cpus) >= sizeof(ps->cpus), "CPU lists fit");
+		memcpy(out[i].name, ps[i].name, sizeof(ps[i].name));
+		memcpy(out[i].cpus, ps[i].cpus, sizeof(ps[i].cpus));
+		out[i].nr_cpus = ps[i].nr_cpus;
+		out[i].queued = ps[i].queued;
+	}
+	return n;
+}
+
+/* "testpol: stats a=1 b=2 ..." and one line per published pool. */
+static int print_stats(struct scxpol_sched *s)
+{
+	SCXPOL_OPTS(scxpol_stats_opts, so, .pools = stats_pools);
+	struct scxpol_stats *st = calloc(1, sizeof(*st));
+	unsigned long long gen = 0;
+	unsigned int i;
+	int r;
+
+	if (!st)
+		return -ENOMEM;
+	r = scxpol_stats_read(s, &so, st);
+	if (!r)
+		r = scxpol_pool_read(s, &gen, NULL, 0, NULL);
+	if (r >= 0) {
+		printf("testpol: stats");
+		for (i = 0; i < st->nr; i++)
+			printf(" %s=%llu", st->v[i].name, (unsigned long long)st->v[i].value);
+		printf("\n");
+		printf("testpol: generation %llu\n", gen);
+		for (i = 0; i < st->nr_pools; i++)
+			printf("testpol: pool %s cpus=%s nr_cpus=%u queued=%llu\n", st->pools[i].name,
+			       st->pools[i].cpus, st->pools[i].nr_cpus,
+			       (unsigned long long)st->pools[i].queued);
+		fflush(stdout);
+		r = 0;
+	}
+	free(st);
+	return r;
+}
+
+static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct opts *o = ctx;
+	unsigned long long gen;
+	char text[512];
+	int r;
+
+	(void)skel;
+	if (want_resize && o->resize) {
+		want_resize = 0;
+		r = scxpol_pool_publish(s, o->resize);
+		if (r)
+			return r;
+		r = scxpol_pool_read(s, &gen, NULL, 0, NULL);
+		if (r < 0)
+			return r;
+		scxpol_pool_plan_format(o->resize, text, sizeof(text));
+		printf("testpol: resized to generation %llu: %s\n", gen, text);
+		fflush(stdout);
+	}
+	if (want_stats) {
+		want_stats = 0;
+		return print_stats(s);
+	}
+	return 0;
+}
+
+static int parse_flags(const char *arg, unsigned int *out)
+{
+	static const struct {
+		const char *name;
+		unsigned int flags;
+	} names[] = {
+		{ "exclusive", SCXPOL_POOL_EXCLUSIVE }, { "soft", SCXPOL_POOL_SOFT },
+		{ "steal", SCXPOL_POOL_STEAL },		{ "lend", SCXPOL_POOL_LEND },
+		{ "borrow", SCXPOL_POOL_BORROW },
+	};
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	*out = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(tok, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			fprintf(stderr, "testpol: --flags '%s': unknown flag '%s' (want exclusive, "
+					"soft, steal, lend, borrow, comma-separated)\n", arg, tok);
+			return -1;
+		}
+		*out |= names[i].flags;
+	}
+	return 0;
+}
+
+static int parse_place(struct opts *o, const char *opt, const char *arg, bool is_pid)
+{
+	const char *eq = strchr(arg, '=');
+	struct place *pl = &o->place[o->nr_place];
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || !klen || klen >= sizeof(pl->key) || !eq[1] || strlen(eq + 1) >= sizeof(pl->pool) ||
+	    o->nr_place == MAX_PLACE) {
+		fprintf(stderr, "testpol: %s '%s': want %s=POOL (at most %d)\n", opt, arg,
+			is_pid ? "PID" : "COMM", MAX_PLACE);
+		return -1;
+	}
+	memset(pl, 0, sizeof(*pl));
+	memcpy(pl->key, arg, klen);
+	snprintf(pl->pool, sizeof(pl->pool), "%s", eq + 1);
+	pl->is_pid = is_pid;
+	o->nr_place++;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: testpol --pools PLAN [options]\n"
+		   "  --pools PLAN       pools, \"NAME=CPUS NAME=CPUS...\" (default: all online\n"
+		   "                     CPUs in one pool \"all\")\n"
+		   "  --flags FLAGS      flags of every pool: exclusive (default), soft, steal,\n"
+		   "                     lend, borrow; comma-separated\n"
+		   "  --resize PLAN      publish PLAN on SIGUSR1 (same flags)\n"
+		   "  --pid PID=POOL     tasks of process PID go to POOL (name or index)\n"
+		   "  --comm COMM=POOL   tasks named COMM go to POOL\n"
+		   "  --alg1 N           vtime by Algorithm 1, reset every N enqueues\n"
+		   "  --busy-poll N      demote tasks after N full-slice stints without sleeping\n"
+		   "  -s SLICE_US        time slice in microseconds (default 5000)\n"
+		   "  --load-only        load through the verifier, then exit\n"
+		   "  --verifier-stats   print each program's verified instructions\n"
+		   "  -v                 verbose\n"
+		   "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned long long max,
+		      unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (errno || *end || end == arg || *out > max) {
+		fprintf(stderr, "testpol: %s '%s': want 0..%llu\n", opt, arg, max);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pools", required_argument, NULL, 'p' },
+		{ "flags", required_argument, NULL, 'f' },
+		{ "resize", required_argument, NULL, 'r' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "alg1", required_argument, NULL, 'a' },
+		{ "busy-poll", required_argument, NULL, 'b' },
+		{ "load-only", no_argument, NULL, 'L' },
+		{ "verifier-stats", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *pools = NULL, *resize = NULL;
+	struct opts o = { .slice_us = 5000 };
+	bool load_only = false, vstats = false;
+	struct sigaction sa = { .sa_handler = on_usr };
+	struct scxpol_topo *topo = NULL;
+	unsigned long long v;
+	unsigned int flags = 0;
+	struct scxpol_sched *s = NULL;
+	char text[512];
+	int c, r = 1;
+
+	while ((c = getopt_long(argc, argv, "s:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pools = optarg;
+			break;
+		case 'f':
+			if (parse_flags(optarg, &flags))
+				return 2;
+			break;
+		case 'r':
+			resize = optarg;
+			break;
+		case 'P':
+		case 'c':
+			if (parse_place(&o, c == 'P' ? "--pid" : "--comm", optarg, c == 'P'))
+				return 2;
+			break;
+		case 'a':
+			if (parse_uint("--alg1", optarg, 1000000, &v))
+				return 2;
+			o.alg1 = (unsigned int)v;
+			break;
+		case 'b':
+			if (parse_uint("--busy-poll", optarg, 1000000, &v))
+				return 2;
+			o.busy_poll = (unsigned int)v;
+			break;
+		case 's':
+			if (parse_uint("-s", optarg, 1000000, &o.slice_us) || !o.slice_us)
+				return 2;
+			break;
+		case 'v':
+			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
+			break;
+		case 'L':
+			load_only = true;
+			break;
+		case 'V':
+			vstats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+
+	topo = scxpol_topo_load(NULL);
+	if (!topo) {
+		fprintf(stderr, "testpol: %s\n", scxpol_last_error());
+		return 1;
+	}
+	if (!pools) {
+		o.plan = scxpol_pool_plan_new(topo);
+		if (!o.plan || scxpol_pool_plan_add(o.plan, "all", flags, scxpol_topo_online(topo)) < 0)
+			goto out;
+	} else if (scxpol_pool_plan_parse(topo, pools, flags, &o.plan)) {
+		goto out;
+	}
+	if (resize && scxpol_pool_plan_parse(topo, resize, flags, &o.resize))
+		goto out;
+
+	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(testpol_bpf),
+		    .configure = configure, .loaded = loaded, .ctx = &o);
+	s = scxpol_sched_open(&sopts);
+	if (!s)
+		goto out;
+	r = scxpol_sched_load(s);
+	if (!r && vstats)
+		r = scxpol_sched_print_prog_stats(s, stdout);
+	if (!r && !load_only) {
+		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+		sigaction(SIGUSR2, &sa, NULL);
+		r = scxpol_sched_attach(s);
+		if (!r) {
+			scxpol_pool_plan_format(o.plan, text, sizeof(text));
+			printf("testpol: attached: %s\n", text);
+			fflush(stdout);
+			r = scxpol_sched_run(s, &ro);
+			if (print_stats(s))
+				fprintf(stderr, "testpol: %s\n", scxpol_last_error());
+			scxpol_sched_print_exit(s, stdout);
+		}
+	}
+	r = r ? 1 : 0;
+out:
+	if (r)
+		fprintf(stderr, "testpol: %s\n", scxpol_last_error());
+	scxpol_sched_close(s);
+	scxpol_pool_plan_free(o.plan);
+	scxpol_pool_plan_free(o.resize);
+	scxpol_topo_free(topo);
+	return r;
+}

@@ -1,0 +1,987 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * bpf-lib/scxpol/pool.bpf.h on the host fake kernel: publishing and its
+ * validation, resize visibility, idle-CPU choice on an SMT/LLC topology,
+ * the dispatch order with work stealing, lending, borrowing and reclaim.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/pool.bpf.h>
+
+#define MS 1000000ULL
+#define SLICE (5 * MS)
+#define SOFT SCXPOL_POOL_SOFT
+#define STEAL SCXPOL_POOL_STEAL
+
+static u32 llc_of[FAKE_MAX_CPUS];
+
+/* What scxpol_pool_setup() does before load, on @nr_cpus fake CPUs. */
+static void setup_pools(u32 nr_cpus, u32 max_pools)
+{
+	fake_reset(nr_cpus);
+	fake_set_clock(1000 * MS);
+	memset(llc_of, 0, sizeof(llc_of));
+	scxpol_pool_conf.max_pools = max_pools;
+	scxpol_pool_conf.nr_cpus = nr_cpus;
+	scxpol_pool_conf.max_llcs = nr_cpus;
+	scxpol_pool_conf.nr_words = (nr_cpus + 63) / 64;
+	FAKE_MAP_RESIZE(&scxpol_pool_slots, 2 * max_pools);
+	FAKE_MAP_RESIZE(&scxpol_pool_llcs, 2 * max_pools * nr_cpus);
+	FAKE_MAP_RESIZE(&scxpol_pool_cpus, 2 * nr_cpus);
+	FAKE_MAP_RESIZE(&scxpol_pool_order, 2 * max_pools * max_pools);
+	FAKE_MAP_RESIZE(&scxpol_pool_clock, max_pools + 1);
+	FAKE_MAP_RESIZE(&scxpol_pool_queued, max_pools + 1);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage, max_pools);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage_mask, max_pools * scxpol_pool_conf.nr_words);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage_cpu, nr_cpus);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage_order, max_pools * max_pools);
+}
+
+/* 8 CPUs: SMT cores {0,1} {2,3} {4,5} {6,7}; LLC 0 = 0-3, LLC 1 = 4-7. */
+static int setup_smt8(void **state)
+{
+	s32 c;
+
+	(void)state;
+	setup_pools(8, 4);
+	for (c = 0; c < 8; c++) {
+		fake_set_core(c, c / 2);
+		llc_of[c] = (u32)c / 4;
+	}
+	assert_int_equal(scxpol_pool_init(NULL), 0);
+	return 0;
+}
+
+/* 6 CPUs, no SMT; LLCs 0-1, 2-3, 4-5. */
+static int setup_llc3(void **state)
+{
+	s32 c;
+
+	(void)state;
+	setup_pools(6, 4);
+	for (c = 0; c < 6; c++)
+		llc_of[c] = (u32)c / 2;
+	assert_int_equal(scxpol_pool_init(NULL), 0);
+	return 0;
+}
+
+static int setup_4(void **state)
+{
+	(void)state;
+	setup_pools(4, 4);
+	assert_int_equal(scxpol_pool_init(NULL), 0);
+	return 0;
+}
+
+struct tpool {
+	const char *name;
+	u32 flags;
+	const char *cpus;  /* "0-2,5" */
+	const char *order; /* "2,1": other pools, nearest first */
+};
+
+/* Next number of a list like "0-2,5", ranges expanded; false at the end. */
+static bool list_next(const char **s, int *lo, int *hi, int *cur)
+{
+	char *end;
+
+	if (*cur < *hi) {
+		(*cur)++;
+		return true;
+	}
+	if (!**s)
+		return false;
+	*lo = (int)strtol(*s, &end, 10);
+	*hi = *lo;
+	if (*end == '-')
+		*hi = (int)strtol(end + 1, &end, 10);
+	*s = *end == ',' ? end + 1 : end;
+	*cur = *lo;
+	return true;
+}
+
+#define for_list(v, text) \
+	for (const char *_s = (text); _s; _s = NULL) \
+		for (int _lo = 0, _hi = -1, v = 0; list_next(&_s, &_lo, &_hi, &v);)
+
+/* Stage @n pools the way scxpol_pool_publish() does. */
+static void stage(const struct tpool *tp, u32 n)
+{
+	u32 nr_words = scxpol_pool_conf.nr_words, max = scxpol_pool_conf.max_pools, p, i;
+	struct scxpol_pool_cpu none = { .pool = -1 };
+	struct scxpol_pool_desc zd = { 0 };
+	u64 zw = 0;
+
+	for (p = 0; p < max; p++) {
+		bpf_map_update_elem(&scxpol_pool_stage, &p, &zd, 0);
+		for (i = 0; i < nr_words; i++) {
+			u32 key = p * nr_words + i;
+
+			bpf_map_update_elem(&scxpol_pool_stage_mask, &key, &zw, 0);
+		}
+	}
+	for (i = 0; i < scxpol_pool_conf.nr_cpus; i++)
+		bpf_map_update_elem(&scxpol_pool_stage_cpu, &i, &none, 0);
+	for (p = 0; p < n; p++) {
+		struct scxpol_pool_desc *d = bpf_map_lookup_elem(&scxpol_pool_stage, &p);
+		u32 k = 0;
+
+		snprintf(d->name, sizeof(d->name), "%s", tp[p].name);
+		d->flags = tp[p].flags;
+		for_list(cpu, tp[p].cpus) {
+			u32 key = p * nr_words + (u32)cpu / 64;
+			u64 *w = bpf_map_lookup_elem(&scxpol_pool_stage_mask, &key);
+			struct scxpol_pool_cpu *c = bpf_map_lookup_elem(&scxpol_pool_stage_cpu, &cpu);
+
+			*w |= 1ULL << (cpu % 64);
+			if (c) {
+				c->pool = (s32)p;
+				c->llc = llc_of[cpu];
+			}
+		}
+		for_list(q, tp[p].order ? tp[p].order : "") {
+			u32 key = p * max + k++;
+
+			bpf_map_update_elem(&scxpol_pool_stage_order, &key, &q, 0);
+		}
+		d->nr_order = k;
+	}
+}
+
+/* Run the commit program for @nr_pools staged pools. */
+static int commit(u32 nr_pools, struct scxpol_pool_commit_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->nr_pools = nr_pools;
+	return scxpol_pool_commit(a);
+}
+
+static int publish(const struct tpool *tp, u32 n, struct scxpol_pool_commit_args *a)
+{
+	stage(tp, n);
+	return commit(n, a);
+}
+
+static void publish_ok(const struct tpool *tp, u32 n)
+{
+	struct scxpol_pool_commit_args a;
+
+	assert_int_equal(publish(tp, n, &a), 0);
+	assert_int_equal(a.err, 0);
+}
+
+static struct scxpol_pool_view view(void)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	return v;
+}
+
+/* @m as a CPU list, "" for NULL. */
+static const char *mask_str(const struct cpumask *m)
+{
+	static char buf[8][256];
+	static int next;
+	char *b = buf[next++ % 8];
+	u32 c, n = scx_bpf_nr_cpu_ids();
+	size_t o = 0;
+
+	b[0] = '\0';
+	if (!m)
+		return b;
+	for (c = 0; c < n; c++) {
+		u32 e = c;
+
+		if (!bpf_cpumask_test_cpu(c, m))
+			continue;
+		while (e + 1 < n && bpf_cpumask_test_cpu(e + 1, m))
+			e++;
+		o += (size_t)snprintf(b + o, 256 - o, e == c ? "%s%u" : "%s%u-%u", o ? "," : "", c, e);
+		c = e;
+	}
+	return b;
+}
+
+static u64 stat(enum scxpol_stat s)
+{
+	return fake_percpu_sum(&scxpol_stats, s);
+}
+
+static struct task_struct tasks[32];
+
+static struct task_struct *task(int i, s32 cpu)
+{
+	struct task_struct *p = &tasks[i];
+
+	fake_task_init(p, 100 + i, "t");
+	p->fake_cpu = cpu;
+	assert_int_equal(scxpol_task_init(p), 0);
+	return p;
+}
+
+/* The policy callbacks, as a policy wires them. */
+static s32 select_cpu(struct task_struct *p, s32 pool, s32 prev)
+{
+	struct scxpol_pool_view v = view();
+
+	fake_set_cpu(prev);
+	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), pool, prev, 0, SLICE);
+}
+
+static void enqueue(struct task_struct *p, s32 pool, u64 flags)
+{
+	struct scxpol_pool_view v = view();
+
+	scxpol_pool_enqueue(&v, p, scxpol_task_ctx(p), pool, flags, SLICE);
+}
+
+static int dispatch(s32 cpu)
+{
+	struct scxpol_pool_view v = view();
+
+	fake_set_cpu(cpu);
+	return scxpol_pool_dispatch(&v, cpu);
+}
+
+static void running(struct task_struct *p)
+{
+	struct scxpol_pool_view v = view();
+
+	fake_set_cpu(p->fake_cpu);
+	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
+}
+
+static void stopping(struct task_struct *p, bool runnable)
+{
+	struct scxpol_pool_view v = view();
+
+	fake_set_cpu(p->fake_cpu);
+	scxpol_pool_stopping(&v, p, scxpol_task_ctx(p), runnable);
+}
+
+static void busy(const char *cpus)
+{
+	for_list(c, cpus)
+		fake_set_idle(c, false);
+}
+
+/* --- publishing ------------------------------------------------------------------ */
+
+static void test_init_creates_queues(void **state)
+{
+	struct scxpol_vclock rule = { .rule = SCXPOL_VTIME_ALG1, .reset_every = 7,
+				      .busy_poll_after = 3 };
+	u32 i;
+
+	(void)state;
+	setup_pools(4, 3);
+	assert_int_equal(scxpol_pool_init(&rule), 0);
+	assert_true(fake_dsq_exists(SCXPOL_DSQ_SHARED));
+	for (i = 0; i < 3; i++)
+		assert_true(fake_dsq_exists(SCXPOL_DSQ_POOL(i)));
+	assert_false(fake_dsq_exists(SCXPOL_DSQ_POOL(3)));
+	/* every pool clock and the shared one got the rule */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(scxpol_pool_vclock((s32)i)->reset_every, 7);
+	assert_int_equal(scxpol_pool_vclock(SCXPOL_POOL_SHARED)->rule, SCXPOL_VTIME_ALG1);
+	assert_int_equal(scxpol_pool_vclock(SCXPOL_POOL_SHARED)->busy_poll_after, 3);
+	assert_ptr_not_equal(scxpol_pool_vclock(0), scxpol_pool_vclock(SCXPOL_POOL_SHARED));
+	assert_non_null(scxpol_pool__borrowed());
+	assert_int_equal(fake_nr_errors(), 0);
+}
+
+static void test_nothing_published(void **state)
+{
+	struct scxpol_pool_view v = view();
+	bool borrowed;
+
+	(void)state;
+	assert_int_equal(v.gen, 0);
+	assert_int_equal(v.nr_pools, 0);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 0), -1);
+	assert_null(scxpol_pool_cpumask(&v, 0));
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), -ENOENT);
+	/* every CPU still serves the shared queue */
+	enqueue(task(0, 1), 0, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 1);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_at(2, 0), &tasks[0]);
+}
+
+static void test_publish_builds_table(void **state)
+{
+	const struct tpool plan[] = {
+		{ "lc", SOFT, "0-2", "1" },
+		{ "bg", STEAL, "3-7", "0" },
+	};
+	struct scxpol_pool_view v;
+
+	(void)state;
+	publish_ok(plan, 2);
+	v = view();
+	assert_int_equal(v.gen, 1);
+	assert_int_equal(v.nr_pools, 2);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 2), 0);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 3), 1);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 8), -1);
+	assert_int_equal(scxpol_pool_cpu_info(&v, 5)->llc, 1);
+	assert_int_equal(scxpol_pool_flags(&v, 0), SOFT);
+	assert_int_equal(scxpol_pool_flags(&v, 1), STEAL);
+	assert_int_equal(scxpol_pool_flags(&v, 2), 0);
+	assert_int_equal(scxpol_pool_nr_cpus(&v, 0), 3);
+	assert_int_equal(scxpol_pool_nr_cpus(&v, 1), 5);
+	assert_string_equal(scxpol_pool__slot(&v, 1)->desc.name, "bg");
+	assert_string_equal(mask_str(scxpol_pool_cpumask(&v, 0)), "0-2");
+	assert_string_equal(mask_str(scxpol_pool_cpumask(&v, 1)), "3-7");
+	assert_string_equal(mask_str(scxpol_pool_llc_cpumask(&v, 0, 0)), "0-2");
+	assert_null(scxpol_pool_llc_cpumask(&v, 0, 1));
+	assert_string_equal(mask_str(scxpol_pool_llc_cpumask(&v, 1, 0)), "3");
+	assert_string_equal(mask_str(scxpol_pool_llc_cpumask(&v, 1, 1)), "4-7");
+	assert_string_equal(mask_str(scxpol_pool__union(&v, SCXPOL_POOL__LEND)), "0-2");
+	assert_string_equal(mask_str(scxpol_pool__union(&v, SCXPOL_POOL__STEAL)), "3-7");
+	assert_int_equal(stat(SCXPOL_STAT_POOL_COMMIT), 1);
+	assert_int_equal(stat(SCXPOL_STAT_POOL_REJECT), 0);
+	/* the first publication kicks nobody */
+	assert_int_equal(fake_nr_kicks(), 0);
+}
+
+struct reject_case {
+	struct tpool pools[3];
+	u32 nr_staged, nr_pools;
+	int err;
+	u32 reason;
+	s32 pool, cpu, other;
+};
+
+static void test_publish_rejects_bad_plans(void **state)
+{
+	static const struct reject_case cases[] = {
+		{ { { "a", 0, "0-3", NULL }, { "b", 0, "3-5", NULL } }, 2, 2,
+		  -EINVAL, SCXPOL_POOL_REJ_OVERLAP, 0, 3, 1 },
+		{ { { "a", 0, "0-3", NULL }, { "b", 0, "", NULL } }, 2, 2,
+		  -EINVAL, SCXPOL_POOL_REJ_EMPTY, 1, -1, -1 },
+		/* 8 possible CPUs are staged; CPU 9 only fits the bitmap words */
+		{ { { "a", 0, "0-1,9", NULL } }, 1, 1,
+		  -ERANGE, SCXPOL_POOL_REJ_CPU_RANGE, 0, 9, 8 },
+		{ { { "a", 0x10, "0", NULL } }, 1, 1,
+		  -EINVAL, SCXPOL_POOL_REJ_FLAGS, 0, -1, 0x10 },
+		{ { { "a", STEAL, "0", "1" }, { "b", STEAL, "1", "1" } }, 2, 2,
+		  -EINVAL, SCXPOL_POOL_REJ_ORDER, 1, -1, 1 },
+		{ { { "a", STEAL, "0", "2" }, { "b", STEAL, "1", "0" } }, 2, 2,
+		  -EINVAL, SCXPOL_POOL_REJ_ORDER, 0, -1, 2 },
+		{ { { "a", 0, "0", NULL } }, 1, 0,
+		  -ERANGE, SCXPOL_POOL_REJ_NR_POOLS, -1, -1, 0 },
+		{ { { "a", 0, "0", NULL }, { "b", 0, "1", NULL }, { "c", 0, "2", NULL } }, 3, 5,
+		  -ERANGE, SCXPOL_POOL_REJ_NR_POOLS, -1, -1, 5 },
+	};
+	const struct tpool good[] = { { "x", 0, "0-3", NULL }, { "y", 0, "4-7", NULL } };
+	struct scxpol_pool_commit_args a;
+	struct scxpol_pool_view v;
+	size_t i;
+
+	(void)state;
+	publish_ok(good, 2);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct reject_case *c = &cases[i];
+
+		print_message("# case %zu\n", i);
+		stage(c->pools, c->nr_staged);
+		assert_int_equal(commit(c->nr_pools, &a), c->err);
+		assert_int_equal(a.err, c->err);
+		assert_int_equal(a.reason, c->reason);
+		assert_int_equal(a.pool, c->pool);
+		assert_int_equal(a.cpu, c->cpu);
+		assert_int_equal(a.other, c->other);
+		assert_int_equal(stat(SCXPOL_STAT_POOL_REJECT), i + 1);
+		/* nothing applied: the good plan is still the published one */
+		v = view();
+		assert_int_equal(v.gen, 1);
+		assert_int_equal(v.nr_pools, 2);
+		assert_int_equal(scxpol_pool_of_cpu(&v, 3), 0);
+		assert_string_equal(mask_str(scxpol_pool_cpumask(&v, 1)), "4-7");
+	}
+	assert_int_equal(stat(SCXPOL_STAT_POOL_COMMIT), 1);
+}
+
+static void test_per_cpu_table_must_match_bitmaps(void **state)
+{
+	const struct tpool plan[] = { { "a", 0, "0-1", NULL }, { "b", 0, "2-3", NULL } };
+	struct scxpol_pool_commit_args a;
+	struct scxpol_pool_cpu *c;
+	u32 cpu = 2;
+
+	(void)state;
+	/* stage a consistent plan, then make CPU 2's entry disagree */
+	assert_int_equal(publish(plan, 2, &a), 0);
+	c = bpf_map_lookup_elem(&scxpol_pool_stage_cpu, &cpu);
+	c->pool = 0;
+	a.nr_pools = 2;
+	assert_int_equal(scxpol_pool_commit(&a), -EINVAL);
+	assert_int_equal(a.reason, SCXPOL_POOL_REJ_CPU_TABLE);
+	assert_int_equal(a.pool, 1);
+	assert_int_equal(a.cpu, 2);
+	assert_int_equal(a.other, 0);
+	/* an LLC index beyond the sized maps */
+	c->pool = 1;
+	c->llc = 1000;
+	assert_int_equal(scxpol_pool_commit(&a), -ERANGE);
+	assert_int_equal(a.reason, SCXPOL_POOL_REJ_LLC_RANGE);
+	assert_int_equal(a.other, 1000);
+	assert_int_equal(stat(SCXPOL_STAT_POOL_REJECT), 2);
+	assert_int_equal(view().gen, 1);
+}
+
+static void test_not_set_up(void **state)
+{
+	struct scxpol_pool_commit_args a = { .nr_pools = 1 };
+
+	(void)state;
+	fake_reset(4);
+	scxpol_pool_conf.max_pools = 0;
+	assert_int_equal(scxpol_pool_commit(&a), -ENOENT);
+	assert_int_equal(a.reason, SCXPOL_POOL_REJ_NOT_SETUP);
+}
+
+static void test_resize_flips_generation_atomically(void **state)
+{
+	const struct tpool a[] = {
+		{ "d0", STEAL, "0-3", "1" },
+		{ "d1", STEAL, "4-7", "0" },
+	};
+	const struct tpool b[] = {
+		{ "d0", STEAL, "0-5", "2,1" },
+		{ "d1", SOFT, "6", "0,2" },
+		{ "d2", SOFT, "7", "1,0" },
+	};
+	struct scxpol_pool_view v1, v2;
+	unsigned int i;
+
+	(void)state;
+	publish_ok(a, 2);
+	/* a callback took its snapshot; a publication happens meanwhile */
+	v1 = view();
+	publish_ok(b, 3);
+	v2 = view();
+	assert_int_equal(v1.gen, 1);
+	assert_int_equal(v2.gen, 2);
+	assert_int_not_equal(v1.half, v2.half);
+	/* the old snapshot reads the old table, all of it */
+	assert_int_equal(v1.nr_pools, 2);
+	assert_int_equal(scxpol_pool_of_cpu(&v1, 4), 1);
+	assert_int_equal(scxpol_pool_nr_cpus(&v1, 0), 4);
+	assert_string_equal(mask_str(scxpol_pool_cpumask(&v1, 0)), "0-3");
+	assert_string_equal(mask_str(scxpol_pool_llc_cpumask(&v1, 0, 1)), "");
+	assert_string_equal(mask_str(scxpol_pool__union(&v1, SCXPOL_POOL__STEAL)), "0-7");
+	assert_string_equal(mask_str(scxpol_pool__union(&v1, SCXPOL_POOL__LEND)), "");
+	assert_int_equal(scxpol_pool_flags(&v1, 1), STEAL);
+	assert_int_equal(scxpol_pool_flags(&v1, 2), 0);
+	/* the new one, the new table */
+	assert_int_equal(v2.nr_pools, 3);
+	assert_int_equal(scxpol_pool_of_cpu(&v2, 4), 0);
+	assert_int_equal(scxpol_pool_nr_cpus(&v2, 0), 6);
+	assert_string_equal(mask_str(scxpol_pool_cpumask(&v2, 0)), "0-5");
+	assert_string_equal(mask_str(scxpol_pool_llc_cpumask(&v2, 0, 1)), "4-5");
+	assert_string_equal(mask_str(scxpol_pool__union(&v2, SCXPOL_POOL__STEAL)), "0-5");
+	assert_string_equal(mask_str(scxpol_pool__union(&v2, SCXPOL_POOL__LEND)), "6-7");
+	assert_int_equal(scxpol_pool_flags(&v2, 1), SOFT);
+	/* CPUs whose pool changed (4, 5 and 7) were kicked to pick from it at once */
+	assert_int_equal(fake_nr_kicks(), 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(fake_kick_at(i)->flags, SCX_KICK_PREEMPT);
+	assert_int_equal(fake_kick_at(0)->cpu, 4);
+	assert_int_equal(fake_kick_at(1)->cpu, 5);
+	assert_int_equal(fake_kick_at(2)->cpu, 7);
+}
+
+static void test_republishing_does_not_leak_cpumasks(void **state)
+{
+	const struct tpool a[] = { { "d0", 0, "0-5", NULL }, { "d1", SOFT, "6-7", NULL } };
+	int live;
+	int i;
+
+	(void)state;
+	publish_ok(a, 2);
+	publish_ok(a, 2);
+	live = fake_cpumasks_live();
+	for (i = 0; i < 5; i++)
+		publish_ok(a, 2);
+	assert_int_equal(fake_cpumasks_live(), live);
+	/* both halves: 2 pools, 3 (pool, LLC) masks, 2 unions; plus the borrowed mask */
+	assert_int_equal(live, 2 * (2 + 3 + 2) + 1);
+}
+
+/* --- idle CPU selection -------------------------------------------------------------- */
+
+static const struct tpool all8[] = { { "all", 0, "0-7", NULL } };
+
+static void test_pick_prev_when_idle(void **state)
+{
+	struct scxpol_pool_view v;
+	bool borrowed;
+
+	(void)state;
+	publish_ok(all8, 1);
+	v = view();
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 5, &borrowed), 5);
+	assert_false(borrowed);
+	assert_false(fake_cpu_idle(5));
+}
+
+static void test_pick_idle_core_over_half_busy_core(void **state)
+{
+	struct scxpol_pool_view v;
+	bool borrowed;
+
+	(void)state;
+	publish_ok(all8, 1);
+	busy("0");
+	v = view();
+	/* 1 is idle but its sibling 0 runs: 2 is on a wholly idle core */
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), 2);
+}
+
+static void test_pick_prefers_prev_llc(void **state)
+{
+	struct scxpol_pool_view v;
+	bool borrowed;
+
+	(void)state;
+	publish_ok(all8, 1);
+	/* idle cores {2,3} in LLC 0 and {4,5} in LLC 1 */
+	busy("0,1,7");
+	v = view();
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 7, &borrowed), 4);
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 1, &borrowed), 2);
+	/* no idle core anywhere: an idle CPU in prev's LLC */
+	setup_smt8(NULL);
+	publish_ok(all8, 1);
+	busy("0,2,4,6");
+	v = view();
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 6, &borrowed), 5);
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), 1);
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), 3);
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), 7);
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), -EBUSY);
+}
+
+static void test_pick_stays_in_pool(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-3", NULL }, { "d1", 0, "4-7", NULL } };
+	struct task_struct *p = task(0, 0);
+	struct scxpol_pool_view v;
+	bool borrowed;
+
+	(void)state;
+	publish_ok(plan, 2);
+	v = view();
+	/* prev 0 is idle but in d0 */
+	assert_int_equal(scxpol_pool_pick_idle(&v, 1, 0, &borrowed), 4);
+	busy("5-7");
+	/* d1 full, d0 idle: an exclusive pool does not look elsewhere */
+	assert_int_equal(select_cpu(p, 1, 0), 0);
+	assert_int_equal(fake_nr_inserts(), 0);
+	assert_true(fake_cpu_idle(0));
+	assert_int_equal(stat(SCXPOL_STAT_DIRECT), 0);
+}
+
+static void test_select_inserts_directly(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-3", NULL }, { "d1", 0, "4-7", NULL } };
+	struct task_struct *p = task(0, 1);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("1");
+	assert_int_equal(select_cpu(p, 0, 1), 2);
+	assert_non_null(fake_last_insert());
+	assert_ptr_equal(fake_last_insert()->p, p);
+	assert_int_equal(fake_last_insert()->dsq_id, SCX_DSQ_LOCAL);
+	assert_int_equal(fake_last_insert()->slice, SLICE);
+	assert_int_equal(stat(SCXPOL_STAT_DIRECT), 1);
+	assert_int_equal(scxpol_task_ctx(p)->pool, 0);
+	assert_int_equal(scxpol_task_ctx(p)->pool_gen, 1);
+}
+
+static void test_borrow_idle_cpu_of_lending_pool(void **state)
+{
+	const struct tpool plan[] = { { "lc", SOFT, "0-3", "1" }, { "bg", SOFT, "4-7", "0" } };
+	const struct tpool excl[] = { { "lc", 0, "0-3", NULL }, { "bg", SOFT, "4-7", NULL } };
+	struct task_struct *p = task(0, 0);
+	struct scxpol_pool_view v;
+	bool borrowed;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-5,7");
+	v = view();
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), 6);
+	assert_true(borrowed);
+	fake_set_idle(6, true);
+	assert_int_equal(select_cpu(p, 0, 0), 6);
+	assert_int_equal(stat(SCXPOL_STAT_BORROW_IDLE), 1);
+	assert_int_equal(stat(SCXPOL_STAT_DIRECT), 1);
+	/* an exclusive pool never borrows */
+	fake_set_idle(6, true);
+	publish_ok(excl, 2);
+	v = view();
+	assert_int_equal(scxpol_pool_pick_idle(&v, 0, 0, &borrowed), -EBUSY);
+	assert_false(borrowed);
+	assert_true(fake_cpu_idle(6));
+}
+
+static void test_select_respects_affinity(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-3", NULL }, { "d1", 0, "4-7", NULL } };
+	const s32 only5[] = { 5 }, two[] = { 2, 3 };
+	struct task_struct *p = task(0, 0), *q = task(1, 1);
+
+	(void)state;
+	publish_ok(plan, 2);
+	/* allowed outside its pool only: the kernel's choice within its CPUs */
+	fake_task_allow(p, only5, 1);
+	assert_int_equal(select_cpu(p, 0, 0), 5);
+	/* allowed on part of its pool: only an idle prev inside both */
+	fake_task_allow(q, two, 2);
+	assert_int_equal(select_cpu(q, 0, 1), 1);
+	assert_true(fake_cpu_idle(2));
+	assert_int_equal(select_cpu(q, 0, 3), 3);
+	assert_false(fake_cpu_idle(3));
+}
+
+/* --- enqueue ------------------------------------------------------------------------- */
+
+static void test_enqueue_queues_on_pool_and_wakes_it(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct task_struct *p = task(0, 0);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0");
+	enqueue(p, 0, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 1);
+	assert_true(fake_last_insert()->vtime_insert);
+	assert_int_equal(stat(SCXPOL_STAT_ENQUEUE), 1);
+	/* the idle CPU of its pool is woken */
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 1);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_IDLE);
+	/* a full exclusive pool wakes nobody else */
+	busy("1");
+	enqueue(task(1, 0), 0, 0);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 2);
+}
+
+static void test_enqueue_special_cases(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	const s32 pin[] = { 2 }, out[] = { 2, 3 };
+	struct task_struct *p = task(0, 2), *q = task(1, 3), *r = task(2, 0);
+
+	(void)state;
+	publish_ok(plan, 2);
+	/* pinned to one CPU: its local DSQ, or other pools' work could starve it */
+	fake_task_allow(p, pin, 1);
+	enqueue(p, 0, 0);
+	assert_int_equal(fake_local_count(2), 1);
+	/* affinity outside its pool: the shared queue, which every CPU serves */
+	fake_task_allow(q, out, 2);
+	enqueue(q, 0, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 1);
+	/* not a pool of the published table: the shared queue */
+	enqueue(r, 7, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 2);
+	assert_int_equal(scxpol_task_ctx(r)->pool, SCXPOL_POOL_SHARED);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 0);
+	assert_int_equal(fake_nr_errors(), 0);
+}
+
+static void test_enqueue_demotes_busy_poller(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-3", NULL } };
+	struct task_struct *poll = task(0, 0), *work = task(1, 0);
+
+	(void)state;
+	publish_ok(plan, 1);
+	busy("0-3");
+	scxpol_task_ctx(poll)->flags |= SCXPOL_TASKF_BUSY_POLL;
+	enqueue(poll, 0, 0);
+	assert_int_equal(poll->scx.dsq_vtime, SLICE);
+	enqueue(work, 0, 0);
+	assert_int_equal(work->scx.dsq_vtime, 0);
+	assert_int_equal(stat(SCXPOL_STAT_BUSY_POLL_DEMOTE), 1);
+	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 0), work);
+	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 1), poll);
+}
+
+static void test_pool_clocks_are_separate(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct task_struct *p = task(0, 2);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	enqueue(p, 1, 0);
+	p->scx.dsq_vtime = 40 * MS;
+	running(p);
+	assert_int_equal(scxpol_pool_vclock(1)->now, 40 * MS);
+	assert_int_equal(scxpol_pool_vclock(0)->now, 0);
+	assert_int_equal(scxpol_pool_vclock(SCXPOL_POOL_SHARED)->now, 0);
+	fake_advance(2 * MS);
+	stopping(p, true);
+	assert_int_equal(p->scx.dsq_vtime, 42 * MS);
+	/* the next task of d1 is clamped to d1's clock */
+	enqueue(task(1, 2), 1, 0);
+	assert_int_equal(tasks[1].scx.dsq_vtime, 40 * MS);
+}
+
+/* --- dispatch ------------------------------------------------------------------------ */
+
+static const struct tpool steal3[] = {
+	{ "d0", STEAL, "0-1", "1,2" },
+	{ "d1", STEAL, "2-3", "0,2" },
+	{ "d2", STEAL, "4-5", "1,0" },
+};
+
+static void test_dispatch_own_shared_then_steal_nearest(void **state)
+{
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	enqueue(task(0, 0), 2, 0);
+	enqueue(task(1, 0), 1, 0);
+	enqueue(task(2, 0), SCXPOL_POOL_SHARED, 0);
+	enqueue(task(3, 0), 0, 0);
+	enqueue(task(4, 0), 2, 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_SHARED);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_STEAL);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_STEAL);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_STEAL);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_NONE);
+	/* own pool, shared, then d1 (the nearer), then d2 in its queue order */
+	assert_ptr_equal(fake_local_at(0, 0), &tasks[3]);
+	assert_ptr_equal(fake_local_at(0, 1), &tasks[2]);
+	assert_ptr_equal(fake_local_at(0, 2), &tasks[1]);
+	assert_ptr_equal(fake_local_at(0, 3), &tasks[0]);
+	assert_ptr_equal(fake_local_at(0, 4), &tasks[4]);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_POOL), 1);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_SHARED), 1);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_STEAL), 3);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_NONE), 1);
+}
+
+static void test_steal_follows_each_pools_order(void **state)
+{
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	enqueue(task(0, 0), 0, 0);
+	enqueue(task(1, 0), 1, 0);
+	/* d2's nearest is d1 */
+	assert_int_equal(dispatch(4), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_at(4, 0), &tasks[1]);
+	assert_int_equal(dispatch(5), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_at(5, 0), &tasks[0]);
+}
+
+static void test_enqueue_wakes_a_stealer(void **state)
+{
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-3");
+	enqueue(task(0, 0), 0, 0);
+	/* d0 has no idle CPU: an idle CPU of a STEAL pool is woken to steal */
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 4);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_IDLE);
+	assert_int_equal(dispatch(4), SCXPOL_POOL_SRC_STEAL);
+}
+
+static void test_exclusive_domains_never_steal(void **state)
+{
+	const struct tpool excl[] = {
+		{ "d0", 0, "0-1", "1,2" },
+		{ "d1", 0, "2-3", "0,2" },
+		{ "d2", 0, "4-5", "1,0" },
+	};
+	const struct tpool mixed[] = {
+		{ "d0", STEAL, "0-1", "1,2" },
+		{ "d1", 0, "2-3", "0,2" },
+		{ "d2", STEAL, "4-5", "1,0" },
+	};
+
+	(void)state;
+	publish_ok(excl, 3);
+	busy("0-3");
+	enqueue(task(0, 0), 1, 0);
+	assert_int_equal(fake_nr_kicks(), 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(dispatch(4), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	/* but the shared queue is everyone's */
+	enqueue(task(1, 0), SCXPOL_POOL_SHARED, 0);
+	assert_int_equal(dispatch(4), SCXPOL_POOL_SRC_SHARED);
+	/* a STEAL pool does not steal from an exclusive one, even the nearest */
+	publish_ok(mixed, 3);
+	enqueue(task(2, 0), 2, 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_at(0, 0), &tasks[2]);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_STEAL), 1);
+}
+
+static void test_shared_first_every_nth_dispatch(void **state)
+{
+	int i;
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	for (i = 0; i < 10; i++)
+		enqueue(task(i, 0), 0, 0);
+	enqueue(task(10, 0), SCXPOL_POOL_SHARED, 0);
+	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
+		assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_at(1, SCXPOL_POOL_SHARED_EVERY - 1), &tasks[10]);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+}
+
+static void test_dispatch_respects_affinity(void **state)
+{
+	const s32 only1[] = { 1, 3 };
+	struct task_struct *p;
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	p = task(0, 1);
+	fake_task_allow(p, only1, 2);
+	enqueue(p, 0, 0);
+	enqueue(task(1, 0), 0, 0);
+	/* CPU 0 may not run task 0: it takes the next one */
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(0, 0), &tasks[1]);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(1, 0), p);
+}
+
+/* --- lending, borrowing, reclaim ----------------------------------------------------- */
+
+static void test_lend_borrow_and_reclaim(void **state)
+{
+	const struct tpool soft[] = { { "lc", SOFT, "0-1", "1" }, { "bg", SOFT, "2-3", "0" } };
+	struct task_struct *x = task(0, 2), *y = task(1, 1), *z = task(2, 1);
+
+	(void)state;
+	publish_ok(soft, 2);
+	busy("1-3");
+	/* bg's CPUs are busy: lc's idle CPU 0 is woken to lend itself */
+	enqueue(x, 1, 0);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 0);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_IDLE);
+	/* its own queue and the shared one are empty: it runs bg's task */
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_BORROW);
+	assert_ptr_equal(fake_local_pop(0), x);
+	running(x);
+	assert_true(scxpol_task_ctx(x)->flags & SCXPOL_TASKF_BORROWED);
+	assert_string_equal(mask_str(scxpol_cast_mask(scxpol_pool__borrowed())), "0");
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_BORROW), 1);
+	/* lc's own work arrives with no idle CPU: CPU 0 is taken back */
+	enqueue(y, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_nr_kicks(), 2);
+	assert_int_equal(fake_kick_at(1)->cpu, 0);
+	assert_int_equal(fake_kick_at(1)->flags, SCX_KICK_PREEMPT);
+	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
+	/* the borrower stops; CPU 0 serves lc first */
+	stopping(x, true);
+	assert_false(scxpol_task_ctx(x)->flags & SCXPOL_TASKF_BORROWED);
+	assert_string_equal(mask_str(scxpol_cast_mask(scxpol_pool__borrowed())), "");
+	enqueue(x, 1, 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(0), y);
+	/* nothing left to take back and nothing idle: no kick */
+	fake_clear_kicks();
+	enqueue(z, 0, 0);
+	assert_int_equal(fake_nr_kicks(), 0);
+	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
+}
+
+static void test_own_pool_task_is_not_borrowed(void **state)
+{
+	const struct tpool soft[] = { { "lc", SOFT, "0-1", "1" }, { "bg", SOFT, "2-3", "0" } };
+	struct task_struct *p = task(0, 1);
+
+	(void)state;
+	publish_ok(soft, 2);
+	busy("0-3");
+	enqueue(p, 0, 0);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	running(p);
+	assert_false(scxpol_task_ctx(p)->flags & SCXPOL_TASKF_BORROWED);
+	assert_string_equal(mask_str(scxpol_cast_mask(scxpol_pool__borrowed())), "");
+}
+
+static void test_exclusive_pools_never_lend(void **state)
+{
+	const struct tpool plan[] = { { "lc", 0, "0-1", "1" }, { "bg", SOFT, "2-3", "0" } };
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("1-3");
+	enqueue(task(0, 2), 1, 0);
+	/* CPU 0 is idle but lc does not lend */
+	assert_int_equal(fake_nr_kicks(), 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_creates_queues),
+		cmocka_unit_test_setup(test_nothing_published, setup_4),
+		cmocka_unit_test_setup(test_publish_builds_table, setup_smt8),
+		cmocka_unit_test_setup(test_publish_rejects_bad_plans, setup_smt8),
+		cmocka_unit_test_setup(test_per_cpu_table_must_match_bitmaps, setup_4),
+		cmocka_unit_test(test_not_set_up),
+		cmocka_unit_test_setup(test_resize_flips_generation_atomically, setup_smt8),
+		cmocka_unit_test_setup(test_republishing_does_not_leak_cpumasks, setup_smt8),
+		cmocka_unit_test_setup(test_pick_prev_when_idle, setup_smt8),
+		cmocka_unit_test_setup(test_pick_idle_core_over_half_busy_core, setup_smt8),
+		cmocka_unit_test_setup(test_pick_prefers_prev_llc, setup_smt8),
+		cmocka_unit_test_setup(test_pick_stays_in_pool, setup_smt8),
+		cmocka_unit_test_setup(test_select_inserts_directly, setup_smt8),
+		cmocka_unit_test_setup(test_borrow_idle_cpu_of_lending_pool, setup_smt8),
+		cmocka_unit_test_setup(test_select_respects_affinity, setup_smt8),
+		cmocka_unit_test_setup(test_enqueue_queues_on_pool_and_wakes_it, setup_4),
+		cmocka_unit_test_setup(test_enqueue_special_cases, setup_4),
+		cmocka_unit_test_setup(test_enqueue_demotes_busy_poller, setup_4),
+		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
+		cmocka_unit_test_setup(test_dispatch_own_shared_then_steal_nearest, setup_llc3),
+		cmocka_unit_test_setup(test_steal_follows_each_pools_order, setup_llc3),
+		cmocka_unit_test_setup(test_enqueue_wakes_a_stealer, setup_llc3),
+		cmocka_unit_test_setup(test_exclusive_domains_never_steal, setup_llc3),
+		cmocka_unit_test_setup(test_shared_first_every_nth_dispatch, setup_llc3),
+		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
+		cmocka_unit_test_setup(test_lend_borrow_and_reclaim, setup_4),
+		cmocka_unit_test_setup(test_own_pool_task_is_not_borrowed, setup_4),
+		cmocka_unit_test_setup(test_exclusive_pools_never_lend, setup_4),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * From a plan to the BPF side: lib/pool_publish.c lays a plan out for the
+ * staging maps (scxpol_pool_stage_plan()), and the commit program of
+ * bpf-lib/scxpol/pool.bpf.h, running on the host fake kernel, publishes it.
+ * Covers the per-pool order lists (nearest LLC first) that stealing
+ * follows, and staging errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/pool.bpf.h>
+#include <scxpol/pool.h>
+
+#include "fake_sysfs.h"
+#include "internal.h"
+
+static char *root;
+static struct scxpol_topo *topo;
+
+static void quiet(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)m;
+	(void)c;
+}
+
+/* 2 nodes x 2 LLCs x 1 core x 2 threads: LLCs {0,1} {2,3} | {4,5} {6,7}. */
+static int setup(void **state)
+{
+	const struct fake_topo ft = { .nodes = 2, .llcs_per_node = 2, .cores_per_llc = 1,
+				      .threads = 2 };
+	SCXPOL_OPTS(scxpol_topo_opts, o);
+
+	(void)state;
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	root = fake_sysfs(&ft);
+	o.root = root;
+	topo = scxpol_topo_load(&o);
+	assert_non_null(topo);
+	assert_int_equal(scxpol_topo_nr_llcs(topo), 4);
+	/* the fake kernel and the maps, as scxpol_pool_setup() sizes them */
+	fake_reset(8);
+	scxpol_pool_conf.max_pools = 4;
+	scxpol_pool_conf.nr_cpus = 8;
+	scxpol_pool_conf.max_llcs = 8;
+	scxpol_pool_conf.nr_words = 1;
+	FAKE_MAP_RESIZE(&scxpol_pool_slots, 2 * 4);
+	FAKE_MAP_RESIZE(&scxpol_pool_llcs, 2 * 4 * 8);
+	FAKE_MAP_RESIZE(&scxpol_pool_cpus, 2 * 8);
+	FAKE_MAP_RESIZE(&scxpol_pool_order, 2 * 4 * 4);
+	FAKE_MAP_RESIZE(&scxpol_pool_clock, 4 + 1);
+	FAKE_MAP_RESIZE(&scxpol_pool_queued, 4 + 1);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage, 4);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage_mask, 4);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage_cpu, 8);
+	FAKE_MAP_RESIZE(&scxpol_pool_stage_order, 4 * 4);
+	assert_int_equal(scxpol_pool_init(NULL), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	scxpol_topo_free(topo);
+	fake_free(root);
+	return 0;
+}
+
+/* What scxpol_pool_publish() does, with the fake maps for libbpf's. */
+static int publish(const struct scxpol_pool_plan *plan, struct scxpol_pool_commit_args *a)
+{
+	struct scxpol_pool_conf conf = {
+		.max_pools = scxpol_pool_conf.max_pools,
+		.nr_cpus = scxpol_pool_conf.nr_cpus,
+		.max_llcs = scxpol_pool_conf.max_llcs,
+		.nr_words = scxpol_pool_conf.nr_words,
+	};
+	struct scxpol_pool_staged st;
+	u32 p, k, key;
+	int r;
+
+	r = scxpol_pool_stage_plan(plan, &conf, &st);
+	if (r)
+		return r;
+	for (p = 0; p < st.nr_pools; p++) {
+		bpf_map_update_elem(&scxpol_pool_stage, &p, &st.descs[p], 0);
+		for (k = 0; k < conf.nr_words; k++) {
+			key = p * conf.nr_words + k;
+			bpf_map_update_elem(&scxpol_pool_stage_mask, &key, &st.masks[key], 0);
+		}
+		for (k = 0; k < st.descs[p].nr_order; k++) {
+			key = p * conf.max_pools + k;
+			bpf_map_update_elem(&scxpol_pool_stage_order, &key, &st.order[key], 0);
+		}
+	}
+	for (k = 0; k < conf.nr_cpus; k++)
+		bpf_map_update_elem(&scxpol_pool_stage_cpu, &k, &st.cpus[k], 0);
+	memset(a, 0, sizeof(*a));
+	a->nr_pools = st.nr_pools;
+	scxpol_pool_staged_free(&st);
+	return scxpol_pool_commit(a);
+}
+
+/* Pool @pool's published order list as "1,2,3". */
+static const char *order_of(const struct scxpol_pool_view *v, u32 pool)
+{
+	static char buf[64];
+	u32 k, key, n = scxpol_pool__slot(v, (s32)pool)->desc.nr_order;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (k = 0; k < n; k++) {
+		key = (pool * scxpol_pool_conf.max_pools + k) * 2 + v->half;
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%u", k ? "," : "",
+				      *(u32 *)bpf_map_lookup_elem(&scxpol_pool_order, &key));
+	}
+	return buf;
+}
+
+static void test_domains_published_with_order_by_distance(void **state)
+{
+	struct scxpol_pool_commit_args a;
+	struct scxpol_pool_plan *plan;
+	struct scxpol_pool_view v;
+
+	(void)state;
+	assert_int_equal(scxpol_pool_plan_domains(topo, 4, SCXPOL_POOL_STEAL, &plan), 0);
+	assert_int_equal(publish(plan, &a), 0);
+	scxpol_pool_view(&v);
+	assert_int_equal(v.gen, 1);
+	assert_int_equal(v.nr_pools, 4);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 5), 2);
+	assert_int_equal(scxpol_pool_cpu_info(&v, 5)->llc, 2);
+	assert_int_equal(scxpol_pool_cpu_info(&v, 5)->node, 1);
+	assert_string_equal(scxpol_pool__slot(&v, 3)->desc.name, "d3");
+	assert_int_equal(scxpol_pool_nr_cpus(&v, 3), 2);
+	assert_int_equal(scxpol_pool_flags(&v, 3), SCXPOL_POOL_STEAL);
+	/* the other LLC of the node, then the other node's in index order */
+	assert_string_equal(order_of(&v, 0), "1,2,3");
+	assert_string_equal(order_of(&v, 1), "0,2,3");
+	assert_string_equal(order_of(&v, 2), "3,0,1");
+	assert_string_equal(order_of(&v, 3), "2,0,1");
+	scxpol_pool_plan_free(plan);
+}
+
+static void test_stealing_takes_the_same_node_first(void **state)
+{
+	struct task_struct t1, t3, t0;
+	struct scxpol_pool_commit_args a;
+	struct scxpol_pool_plan *plan;
+	struct scxpol_pool_view v;
+	s32 c;
+
+	(void)state;
+	assert_int_equal(scxpol_pool_plan_domains(topo, 4, SCXPOL_POOL_STEAL, &plan), 0);
+	assert_int_equal(publish(plan, &a), 0);
+	for (c = 0; c < 8; c++)
+		fake_set_idle(c, false);
+	scxpol_pool_view(&v);
+	fake_task_init(&t0, 10, "t0");
+	fake_task_init(&t1, 11, "t1");
+	fake_task_init(&t3, 13, "t3");
+	scxpol_pool_enqueue(&v, &t0, NULL, 0, 0, 1000000);
+	scxpol_pool_enqueue(&v, &t1, NULL, 1, 0, 1000000);
+	scxpol_pool_enqueue(&v, &t3, NULL, 3, 0, 1000000);
+	/* CPU 4 (d2, node 1): d3 before d0 and d1 */
+	fake_set_cpu(4);
+	assert_int_equal(scxpol_pool_dispatch(&v, 4), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_at(4, 0), &t3);
+	assert_int_equal(scxpol_pool_dispatch(&v, 4), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_at(4, 1), &t0);
+	/* CPU 2 (d1, node 0): its own pool first */
+	fake_set_cpu(2);
+	assert_int_equal(scxpol_pool_dispatch(&v, 2), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(2, 0), &t1);
+	assert_int_equal(scxpol_pool_dispatch(&v, 2), SCXPOL_POOL_SRC_NONE);
+	scxpol_pool_plan_free(plan);
+}
+
+static void test_resize_by_moving_cpus(void **state)
+{
+	struct scxpol_pool_commit_args a;
+	struct scxpol_pool_plan *plan;
+	struct scxpol_pool_view v;
+
+	(void)state;
+	assert_int_equal(scxpol_pool_plan_split(topo, "lc", "bg", 2, SCXPOL_POOL_SOFT, &plan), 0);
+	assert_int_equal(publish(plan, &a), 0);
+	scxpol_pool_view(&v);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 2), 1);
+	assert_int_equal(scxpol_pool_nr_cpus(&v, 0), 2);
+	/* grow lc by the nearest two CPUs of bg */
+	assert_int_equal(scxpol_pool_plan_move(plan, 1, 0, 2), 0);
+	assert_int_equal(publish(plan, &a), 0);
+	assert_int_equal(a.gen, 2);
+	scxpol_pool_view(&v);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 2), 0);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 3), 0);
+	assert_int_equal(scxpol_pool_nr_cpus(&v, 0), 4);
+	assert_int_equal(scxpol_pool_nr_cpus(&v, 1), 4);
+	assert_int_equal(fake_nr_kicks(), 2);
+	assert_int_equal(fake_kick_at(0)->cpu, 2);
+	assert_int_equal(fake_kick_at(1)->cpu, 3);
+	scxpol_pool_plan_free(plan);
+}
+
+static void test_staging_errors(void **state)
+{
+	struct scxpol_pool_conf small = { .max_pools = 2, .nr_cpus = 8, .max_llcs = 8,
+					  .nr_words = 1 };
+	struct scxpol_pool_conf few = { .max_pools = 4, .nr_cpus = 4, .max_llcs = 4,
+					.nr_words = 1 };
+	struct scxpol_pool_plan *plan, *empty;
+	struct scxpol_pool_staged st;
+
+	(void)state;
+	assert_int_equal(scxpol_pool_plan_domains(topo, 4, 0, &plan), 0);
+	assert_int_equal(scxpol_pool_stage_plan(plan, &small, &st), -E2BIG);
+	assert_string_equal(scxpol_last_error(),
+			    "pool plan has 4 pools; scxpol_pool_setup() sized the policy for 2");
+	assert_int_equal(scxpol_pool_stage_plan(plan, &few, &st), -ERANGE);
+	assert_string_equal(scxpol_last_error(), "pool \"d2\": CPU 4 is beyond the 4 possible "
+			    "CPUs the policy was set up for");
+	empty = scxpol_pool_plan_new(topo);
+	assert_non_null(empty);
+	assert_int_equal(scxpol_pool_stage_plan(empty, &small, &st), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "pool plan is empty: publish at least one pool");
+	scxpol_pool_plan_free(empty);
+	scxpol_pool_plan_free(plan);
+}
+
+static void test_staged_layout(void **state)
+{
+	struct scxpol_pool_conf conf = { .max_pools = 3, .nr_cpus = 8, .max_llcs = 8,
+					 .nr_words = 1 };
+	struct scxpol_pool_plan *plan;
+	struct scxpol_pool_staged st;
+
+	(void)state;
+	assert_int_equal(scxpol_pool_plan_split(topo, "lc", "bg", 6, SCXPOL_POOL_SOFT, &plan), 0);
+	assert_int_equal(scxpol_pool_stage_plan(plan, &conf, &st), 0);
+	assert_int_equal(st.nr_pools, 2);
+	assert_string_equal(st.descs[0].name, "lc");
+	assert_int_equal(st.descs[1].flags, SCXPOL_POOL_SOFT);
+	assert_int_equal(st.masks[0], 0x3f);
+	assert_int_equal(st.masks[1], 0xc0);
+	assert_int_equal(st.cpus[6].pool, 1);
+	assert_int_equal(st.cpus[6].llc, 3);
+	assert_int_equal(st.cpus[6].node, 1);
+	assert_int_equal(st.descs[0].nr_order, 1);
+	assert_int_equal(st.order[0], 1);
+	/* rows are max_pools apart */
+	assert_int_equal(st.order[3], 0);
+	scxpol_pool_staged_free(&st);
+	scxpol_pool_plan_free(plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_domains_published_with_order_by_distance,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stealing_takes_the_same_node_first, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_resize_by_moving_cpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_staging_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_staged_layout, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * bpf-lib/scxpol/vtime.bpf.h on the host fake kernel: the weighted charge,
+ * the lag rules, Algorithm 1 and the busy-poll flag.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <scxpol/common.bpf.h>
+#include <scxpol/task.bpf.h>
+#include <scxpol/vtime.bpf.h>
+
+#define MS 1000000ULL
+
+static struct scxpol_vclock clk;
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_reset(4);
+	/* a real clock is never 0 (vtime.bpf.h takes run_start 0 as "not running") */
+	fake_set_clock(1000 * MS);
+	memset(&clk, 0, sizeof(clk));
+	return 0;
+}
+
+static void new_task(struct task_struct *p, s32 pid)
+{
+	fake_task_init(p, pid, "t");
+	assert_int_equal(scxpol_task_init(p), 0);
+}
+
+/* One stint on a CPU: running, @ms of run time, stopping. */
+static void run_for(struct task_struct *p, u64 ms, bool runnable)
+{
+	scxpol_vtime_running(&clk, p);
+	fake_advance(ms * MS);
+	scxpol_vtime_stopping(&clk, p, runnable);
+}
+
+static void test_charge_is_runtime_times_100_over_weight(void **state)
+{
+	struct task_struct a, b, c;
+
+	(void)state;
+	new_task(&a, 1);
+	new_task(&b, 2);
+	new_task(&c, 3);
+	b.scx.weight = 200;
+	c.scx.weight = 50;
+	run_for(&a, 10, true);
+	run_for(&b, 10, true);
+	run_for(&c, 10, true);
+	assert_int_equal(a.scx.dsq_vtime, 10 * MS);
+	assert_int_equal(b.scx.dsq_vtime, 5 * MS);
+	assert_int_equal(c.scx.dsq_vtime, 20 * MS);
+	assert_int_equal(scxpol_vtime_scale(3 * MS, 300), 1 * MS);
+	/* weight 0 (not set) counts as nice 0 */
+	assert_int_equal(scxpol_vtime_scale(7 * MS, 0), 7 * MS);
+}
+
+static void test_wakeup_floor_is_clock_minus_slice(void **state)
+{
+	struct task_struct p;
+	u64 v;
+
+	(void)state;
+	new_task(&p, 1);
+	clk.now = 100 * MS;
+	p.scx.dsq_vtime = 10 * MS;
+	v = scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS);
+	assert_int_equal(v, 95 * MS);
+	assert_int_equal(p.scx.dsq_vtime, 95 * MS);
+	/* inside the window: kept */
+	p.scx.dsq_vtime = 97 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS), 97 * MS);
+}
+
+static void test_reenqueue_floor_is_clock(void **state)
+{
+	struct task_struct p;
+
+	(void)state;
+	new_task(&p, 1);
+	clk.now = 100 * MS;
+	p.scx.dsq_vtime = 97 * MS;
+	/* preempted or yielded: no boost at all */
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), 100 * MS);
+	assert_int_equal(p.scx.dsq_vtime, 100 * MS);
+}
+
+static void test_lead_survives_sleep(void **state)
+{
+	struct task_struct p;
+	struct scxpol_task_ctx *t;
+
+	(void)state;
+	new_task(&p, 1);
+	t = scxpol_task_ctx(&p);
+	clk.now = 100 * MS;
+	p.scx.dsq_vtime = 130 * MS;
+	scxpol_vtime_quiescent_ctx(t, SCX_DEQ_SLEEP);
+	assert_int_equal(scxpol_vtime_enqueue_ctx(&clk, &p, t, SCX_ENQ_WAKEUP, 5 * MS), 130 * MS);
+	assert_int_equal(t->nr_sleeps, 1);
+	/* a dequeue that is not a sleep is not counted */
+	scxpol_vtime_quiescent(&p, 0);
+	assert_int_equal(t->nr_sleeps, 1);
+}
+
+static void test_clock_only_moves_forward(void **state)
+{
+	(void)state;
+	clk.now = 50 * MS;
+	scxpol_vclock_advance(&clk, 40 * MS);
+	assert_int_equal(clk.now, 50 * MS);
+	scxpol_vclock_advance(&clk, 60 * MS);
+	assert_int_equal(clk.now, 60 * MS);
+	/* wrap-safe: just past 2^64 is after just before it */
+	clk.now = ~0ULL - 5;
+	scxpol_vclock_advance(&clk, 3);
+	assert_int_equal(clk.now, 3);
+}
+
+/*
+ * Algorithm 1: a worker that runs 4 ms and sleeps, against a poller that
+ * runs 2 ms stints and never sleeps. FAIR charges the worker more (it runs
+ * longer) and puts it behind; ALG1 divides its charge by its sleeps and
+ * puts it ahead.
+ */
+static void alg1_round(struct task_struct *worker, struct task_struct *poller)
+{
+	run_for(worker, 4, false);
+	scxpol_vtime_quiescent(worker, SCX_DEQ_SLEEP);
+	scxpol_vtime_enqueue(&clk, worker, SCX_ENQ_WAKEUP, 20 * MS);
+	run_for(poller, 2, true);
+	scxpol_vtime_enqueue(&clk, poller, 0, 20 * MS);
+}
+
+static void test_alg1_sleepy_worker_overtakes_poller(void **state)
+{
+	struct task_struct w, p;
+	int i;
+
+	(void)state;
+	clk.rule = SCXPOL_VTIME_FAIR;
+	new_task(&w, 1);
+	new_task(&p, 2);
+	for (i = 0; i < 6; i++)
+		alg1_round(&w, &p);
+	assert_true(scxpol_time_before(p.scx.dsq_vtime, w.scx.dsq_vtime));
+
+	setup(NULL);
+	clk.rule = SCXPOL_VTIME_ALG1;
+	clk.reset_every = 100;
+	new_task(&w, 1);
+	new_task(&p, 2);
+	for (i = 0; i < 6; i++)
+		alg1_round(&w, &p);
+	assert_true(scxpol_time_before(w.scx.dsq_vtime, p.scx.dsq_vtime));
+	/* the queue orders them that way */
+	assert_int_equal(scx_bpf_create_dsq(7, -1), 0);
+	scx_bpf_dsq_insert_vtime(&p, 7, 20 * MS, p.scx.dsq_vtime, 0);
+	scx_bpf_dsq_insert_vtime(&w, 7, 20 * MS, w.scx.dsq_vtime, 0);
+	assert_ptr_equal(fake_dsq_at(7, 0), &w);
+	assert_ptr_equal(fake_dsq_at(7, 1), &p);
+}
+
+static void test_alg1_charge_divided_by_sleeps(void **state)
+{
+	struct task_struct p;
+	struct scxpol_task_ctx *t;
+
+	(void)state;
+	clk.rule = SCXPOL_VTIME_ALG1;
+	clk.reset_every = 10;
+	new_task(&p, 1);
+	t = scxpol_task_ctx(&p);
+	clk.now = 1000 * MS;
+	/* enqueue #0 resets to the clock */
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), 1000 * MS);
+	t->last_runtime = 9 * MS;
+	t->nr_sleeps = 2;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS), 1003 * MS);
+	assert_int_equal(t->nr_enqueues, 2);
+}
+
+static void test_alg1_reset_every_nth_enqueue(void **state)
+{
+	struct task_struct p;
+	struct scxpol_task_ctx *t;
+	int i;
+
+	(void)state;
+	clk.rule = SCXPOL_VTIME_ALG1;
+	clk.reset_every = 3;
+	new_task(&p, 1);
+	t = scxpol_task_ctx(&p);
+	clk.now = 50 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), 50 * MS);
+	t->last_runtime = 100 * MS;
+	t->nr_sleeps = 4;
+	/* enqueues #1 and #2 accumulate: 100 / 5 = 20 ms each */
+	for (i = 1; i <= 2; i++)
+		assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), (50 + 20 * i) * MS);
+	/* #3 resets, even from 40 ms ahead, and forgets the sleeps */
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), 50 * MS);
+	assert_int_equal(t->nr_sleeps, 0);
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), 150 * MS);
+}
+
+static void test_busy_poll_flag(void **state)
+{
+	struct task_struct p;
+	struct scxpol_task_ctx *t;
+
+	(void)state;
+	clk.busy_poll_after = 3;
+	new_task(&p, 1);
+	t = scxpol_task_ctx(&p);
+	scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS);
+	run_for(&p, 5, true);
+	run_for(&p, 6, true);
+	assert_false(scxpol_vtime_busy_poll(&p));
+	/* a stint shorter than the slice, still runnable (preempted): neither */
+	run_for(&p, 1, true);
+	assert_false(scxpol_vtime_busy_poll(&p));
+	run_for(&p, 5, true);
+	assert_true(scxpol_vtime_busy_poll(&p));
+	assert_true(scxpol_vtime_busy_poll_ctx(t));
+	assert_int_equal(t->full_slices, 3);
+	/* one sleep clears it */
+	run_for(&p, 5, false);
+	assert_false(scxpol_vtime_busy_poll(&p));
+	assert_int_equal(t->full_slices, 0);
+}
+
+static void test_busy_poll_off_by_default(void **state)
+{
+	struct task_struct p;
+	int i;
+
+	(void)state;
+	new_task(&p, 1);
+	scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS);
+	for (i = 0; i < 20; i++)
+		run_for(&p, 5, true);
+	assert_false(scxpol_vtime_busy_poll(&p));
+}
+
+static void test_enable_starts_at_clock(void **state)
+{
+	struct task_struct p;
+
+	(void)state;
+	new_task(&p, 1);
+	clk.now = 77 * MS;
+	scxpol_vtime_enable(&clk, &p);
+	assert_int_equal(p.scx.dsq_vtime, 77 * MS);
+	/* running advances the clock to the vtime of what runs */
+	p.scx.dsq_vtime = 90 * MS;
+	scxpol_vtime_running(&clk, &p);
+	assert_int_equal(clk.now, 90 * MS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_charge_is_runtime_times_100_over_weight, setup),
+		cmocka_unit_test_setup(test_wakeup_floor_is_clock_minus_slice, setup),
+		cmocka_unit_test_setup(test_reenqueue_floor_is_clock, setup),
+		cmocka_unit_test_setup(test_lead_survives_sleep, setup),
+		cmocka_unit_test_setup(test_clock_only_moves_forward, setup),
+		cmocka_unit_test_setup(test_alg1_sleepy_worker_overtakes_poller, setup),
+		cmocka_unit_test_setup(test_alg1_charge_divided_by_sleeps, setup),
+		cmocka_unit_test_setup(test_alg1_reset_every_nth_enqueue, setup),
+		cmocka_unit_test_setup(test_busy_poll_flag, setup),
+		cmocka_unit_test_setup(test_busy_poll_off_by_default, setup),
+		cmocka_unit_test_setup(test_enable_starts_at_clock, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

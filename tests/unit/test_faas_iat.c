@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/* IAT consistent hashing (Algorithm 3): buckets, cache, capacity, shared queue. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../examples/faas/iat.h"
+#include "../../examples/faas/trace.h"
+
+#define MS 1000ULL
+
+static char err[FAAS_ERR_LEN];
+
+static struct faas_iat *mk(unsigned int n, const unsigned int *cap, double alpha, uint32_t funcs,
+			   bool home)
+{
+	struct faas_iat_config c = {
+		.nr_domains = n, .capacity = cap, .bucket_us = 100 * MS, .alpha = alpha,
+		.nr_funcs = funcs, .home_scan = home,
+	};
+	struct faas_iat *p = faas_iat_new(&c, err, sizeof(err));
+
+	assert_non_null(p);
+	return p;
+}
+
+static int assign(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t t, unsigned int cpus)
+{
+	int d = -100;
+
+	assert_int_equal(faas_iat_assign(p, id, func, t, cpus, &d), 0);
+	return d;
+}
+
+static void expect_cached(struct faas_iat *p, uint64_t bucket, unsigned int n, const int *want)
+{
+	int got[8];
+
+	assert_int_equal(faas_iat_cached(p, bucket, got, 8), n);
+	assert_memory_equal(got, want, n * sizeof(int));
+}
+
+static void test_buckets_and_cache(void **state)
+{
+	static const unsigned int cap[] = { 1, 1 };
+	struct faas_iat *p = mk(2, cap, 1.0, 3, false);
+	struct faas_iat_stats st;
+
+	(void)state;
+	/* first arrivals have no IAT: bucket NEW; the scan starts at domain 0 */
+	assert_int_equal(assign(p, 0, 0, 0, 1), 0);
+	assert_int_equal(assign(p, 1, 1, 10 * MS, 1), 1); /* cached 0 is busy */
+	expect_cached(p, FAAS_IAT_BUCKET_NEW, 2, (int[]){ 0, 1 });
+	assert_int_equal(faas_iat_release(p, 0), 0);
+	assert_int_equal(faas_iat_release(p, 1), 0);
+
+	/* IAT 250 ms: bucket 2, nothing cached yet */
+	assert_int_equal(assign(p, 2, 0, 250 * MS, 1), 0);
+	assert_int_equal(faas_iat_bucket(p, 0), 2);
+	assert_true(faas_iat_iat_us(p, 0) == 250000.0);
+	assert_int_equal(assign(p, 3, 1, 260 * MS, 1), 1);
+	expect_cached(p, 2, 2, (int[]){ 0, 1 });
+	assert_int_equal(faas_iat_release(p, 2), 0);
+	assert_int_equal(faas_iat_release(p, 3), 0);
+
+	/* bucket 2 again: its cached domains first, in cache order */
+	assert_int_equal(assign(p, 4, 1, 520 * MS, 1), 0);
+	assert_int_equal(assign(p, 5, 2, 520 * MS, 1), 1); /* NEW: cached 0 busy, then 1 */
+	faas_iat_get_stats(p, &st);
+	assert_int_equal(st.assigned, 6);
+	assert_int_equal(st.cache_hits, 2);
+	assert_int_equal(st.scans, 4);
+	assert_int_equal(st.shared, 0);
+	assert_int_equal(st.active, 2);
+	assert_int_equal(st.buckets, 2);
+	/* a bucket never caches a domain twice */
+	expect_cached(p, FAAS_IAT_BUCKET_NEW, 2, (int[]){ 0, 1 });
+	assert_int_equal(faas_iat_cached(p, 7, NULL, 0), 0);
+	assert_int_equal(faas_iat_release(p, 4), 0);
+	assert_int_equal(faas_iat_release(p, 5), 0);
+	assert_int_equal(faas_iat_used(p, 0) + faas_iat_used(p, 1), 0);
+	faas_iat_free(p);
+}
+
+static void test_home_scan(void **state)
+{
+	static const unsigned int cap[] = { 1, 1, 1, 1 };
+	struct faas_iat *p = mk(4, cap, 1.0, 2, true);
+	struct faas_iat *q = mk(4, cap, 1.0, 2, false);
+
+	(void)state;
+	/* NEW is UINT64_MAX: home 3; IAT 150 ms: bucket 1, home 1 */
+	assert_int_equal(assign(p, 0, 0, 0, 1), 3);
+	assert_int_equal(assign(p, 1, 0, 150 * MS, 1), 1);
+	/* NEW is cached on 3 (busy); the scan from home 3 wraps to 0 */
+	assert_int_equal(assign(p, 2, 1, 150 * MS, 1), 0);
+	/* the paper's order always starts at domain 0 */
+	assert_int_equal(assign(q, 0, 0, 0, 1), 0);
+	assert_int_equal(assign(q, 1, 0, 150 * MS, 1), 1);
+	faas_iat_free(p);
+	faas_iat_free(q);
+}
+
+static void test_ewma(void **state)
+{
+	static const unsigned int cap[] = { 8 };
+	struct faas_iat *p = mk(1, cap, 0.5, 1, false);
+
+	(void)state;
+	assign(p, 0, 0, 0, 1);
+	assert_int_equal(faas_iat_bucket(p, 0), FAAS_IAT_BUCKET_NEW);
+	assert_true(faas_iat_iat_us(p, 0) == 0);
+	assign(p, 1, 0, 100 * MS, 1);
+	assert_true(faas_iat_iat_us(p, 0) == 100000.0); /* the first gap sets it */
+	assign(p, 2, 0, 400 * MS, 1);
+	assert_true(faas_iat_iat_us(p, 0) == 200000.0); /* 0.5 * 300 + 0.5 * 100 ms */
+	assert_int_equal(faas_iat_bucket(p, 0), 2);
+	assign(p, 3, 0, 400 * MS, 1);			 /* a gap of 0 */
+	assert_true(faas_iat_iat_us(p, 0) == 100000.0);
+	assert_int_equal(faas_iat_bucket(p, 0), 1);
+	faas_iat_free(p);
+}
+
+static void test_capacity_and_shared_queue(void **state)
+{
+	static const unsigned int cap[] = { 2, 3 };
+	struct faas_iat *p = mk(2, cap, 1.0, 8, false);
+	struct faas_iat_stats st;
+
+	(void)state;
+	assert_int_equal(assign(p, 0, 0, 0, 1), 0);
+	assert_int_equal(assign(p, 1, 1, 0, 2), 1); /* 1 + 2 > 2 on domain 0 */
+	assert_int_equal(assign(p, 2, 2, 0, 2), FAAS_DOMAIN_SHARED);
+	assert_int_equal(faas_iat_used(p, 0), 1);
+	assert_int_equal(faas_iat_used(p, 1), 2);
+	assert_int_equal(assign(p, 3, 3, 0, 1), 0);
+	assert_int_equal(assign(p, 4, 4, 0, 1), 1);
+	assert_int_equal(faas_iat_used(p, 0), 2);
+	assert_int_equal(faas_iat_used(p, 1), 3);
+	assert_int_equal(assign(p, 5, 5, 0, 1), FAAS_DOMAIN_SHARED);
+	faas_iat_get_stats(p, &st);
+	assert_int_equal(st.shared, 2);
+	assert_int_equal(st.assigned, 4);
+	assert_int_equal(st.active, 6);
+
+	/* a shared invocation holds nothing, but is released once like any other */
+	assert_int_equal(faas_iat_release(p, 2), 0);
+	assert_int_equal(faas_iat_used(p, 1), 3);
+	assert_int_equal(faas_iat_release(p, 1), 0);
+	assert_int_equal(faas_iat_used(p, 1), 1);
+	assert_int_equal(faas_iat_release(p, 1), -ENOENT);
+	assert_string_equal(faas_iat_error(p), "release of invocation 1: it holds no domain "
+			    "(never assigned, or already released)");
+	assert_int_equal(faas_iat_used(p, 1), 1);
+	assert_int_equal(faas_iat_release(p, 999), -ENOENT);
+	assert_string_equal(faas_iat_error(p), "release of invocation 999: it holds no domain "
+			    "(never assigned, or already released)");
+	assert_int_equal(faas_iat_release(p, 2), -ENOENT);
+
+	/* the freed capacity serves the next arrival: domain 1 has 2 free now */
+	assert_int_equal(assign(p, 6, 6, 0, 2), 1);
+	/* more CPUs than any domain has: always the shared queue */
+	assert_int_equal(faas_iat_release(p, 6), 0);
+	assert_int_equal(assign(p, 7, 7, 0, 4), FAAS_DOMAIN_SHARED);
+	assert_int_equal(faas_iat_used(p, 0), 2);
+	assert_int_equal(faas_iat_used(p, 1), 1);
+	assert_int_equal(faas_iat_used(p, 2), 0); /* no such domain */
+	faas_iat_get_stats(p, &st);
+	assert_int_equal(st.released, 3);
+	faas_iat_free(p);
+}
+
+static void test_assign_errors(void **state)
+{
+	static const unsigned int cap[] = { 1 };
+	struct faas_iat *p = mk(1, cap, 1.0, 2, false);
+	int d = 42;
+
+	(void)state;
+	assert_int_equal(faas_iat_assign(p, 0, 2, 0, 1, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "invocation 0: function 2 does not exist (2 functions)");
+	assert_int_equal(faas_iat_assign(p, 0, 0, 0, 0, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "invocation 0: needs 0 CPUs");
+	assert_int_equal(d, 42);
+	assert_int_equal(assign(p, 0, 0, 100 * MS, 1), 0);
+	assert_int_equal(faas_iat_assign(p, 0, 1, 100 * MS, 1, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "invocation 0 is already assigned (domain 0)");
+	assert_int_equal(faas_iat_assign(p, 1, 0, 50 * MS, 1, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "invocation 1: function 0 arrives at 50000 us, "
+			    "before its previous arrival at 100000 us");
+	/* failed calls changed nothing */
+	assert_int_equal(faas_iat_used(p, 0), 1);
+	assert_int_equal(faas_iat_bucket(p, 0), FAAS_IAT_BUCKET_NEW);
+	faas_iat_free(p);
+}
+
+static void test_config_errors(void **state)
+{
+	static const unsigned int cap[] = { 1, 0 };
+	struct faas_iat_config c = { .nr_domains = 2, .capacity = cap, .bucket_us = 1, .alpha = 1 };
+
+	(void)state;
+	assert_null(faas_iat_new(&c, err, sizeof(err)));
+	assert_string_equal(err, "domain 1 has capacity 0, want >= 1");
+	c.nr_domains = 0;
+	assert_null(faas_iat_new(&c, err, sizeof(err)));
+	assert_string_equal(err, "0 domains: want 1..1024");
+	c.nr_domains = 1;
+	c.bucket_us = 0;
+	assert_null(faas_iat_new(&c, err, sizeof(err)));
+	assert_string_equal(err, "bucket size is 0, want >= 1 us");
+	c.bucket_us = 1;
+	c.alpha = 1.5;
+	assert_null(faas_iat_new(&c, err, sizeof(err)));
+	assert_string_equal(err, "IAT EWMA weight 1.5: want (0, 1]");
+	c.alpha = 0;
+	assert_null(faas_iat_new(&c, err, sizeof(err)));
+	assert_string_equal(err, "IAT EWMA weight 0: want (0, 1]");
+	c.capacity = NULL;
+	c.alpha = 1;
+	assert_null(faas_iat_new(&c, err, sizeof(err)));
+	assert_string_equal(err, "no domain capacities given");
+}
+
+/* Random arrivals and completions against a model: capacity stays in bounds. */
+static void test_random_invariants(void **state)
+{
+	static const unsigned int cap[] = { 1, 2, 3, 4 };
+	enum { N = 20000, FUNCS = 16 };
+	struct faas_iat *p = mk(4, cap, 0.3, FUNCS, true);
+	static int dom[N];
+	static unsigned int cpus[N];
+	static bool active[N];
+	unsigned int used[4] = { 0 }, d;
+	uint64_t rng = 99, t = 0, next = 0, shared = 0, i;
+	struct faas_iat_stats st;
+
+	(void)state;
+	while (next < N) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((rng >> 62) < 2) {
+			uint64_t id = next++;
+
+			t += (rng >> 40) % (300 * MS);
+			cpus[id] = 1 + (unsigned int)((rng >> 20) % 3);
+			dom[id] = assign(p, id, (uint32_t)((rng >> 8) % FUNCS), t, cpus[id]);
+			active[id] = true;
+			if (dom[id] >= 0)
+				used[dom[id]] += cpus[id];
+			else
+				shared++;
+		} else if (next) {
+			uint64_t id = (rng >> 33) % next;
+
+			if (active[id]) {
+				assert_int_equal(faas_iat_release(p, id), 0);
+				active[id] = false;
+				if (dom[id] >= 0)
+					used[dom[id]] -= cpus[id];
+			} else {
+				assert_int_equal(faas_iat_release(p, id), -ENOENT);
+			}
+		}
+		for (d = 0; d < 4; d++) {
+			assert_true(used[d] <= cap[d]);
+			assert_int_equal(faas_iat_used(p, d), used[d]);
+		}
+	}
+	faas_iat_get_stats(p, &st);
+	assert_int_equal(st.shared, shared);
+	assert_int_equal(st.assigned + st.shared, N);
+	assert_true(st.cache_hits > 0 && st.scans > 0 && shared > 0);
+	for (i = 0; i < N; i++)
+		if (active[i])
+			assert_int_equal(faas_iat_release(p, i), 0);
+	for (d = 0; d < 4; d++)
+		assert_int_equal(faas_iat_used(p, d), 0);
+	faas_iat_get_stats(p, &st);
+	assert_int_equal(st.active, 0);
+	faas_iat_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buckets_and_cache),
+		cmocka_unit_test(test_home_scan),
+		cmocka_unit_test(test_ewma),
+		cmocka_unit_test(test_capacity_and_shared_queue),
+		cmocka_unit_test(test_assign_errors),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_random_invariants),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

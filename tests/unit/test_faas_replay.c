@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace replay on the host: bodies run as real processes (no sched_ext
+ * needed), with cgroups when the host lets the test create them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../examples/faas/replay.h"
+
+static char err[FAAS_ERR_LEN], tmpdir[256], cg_mount[1024];
+static double ipu;
+
+static struct faas_func funcs[] = {
+	{ .name = "a", .trigger = "", .kind = FAAS_KIND_CPU },
+	{ .name = "b", .trigger = "", .kind = FAAS_KIND_IO },
+	{ .name = "c", .trigger = "", .kind = FAAS_KIND_POLL },
+	{ .name = "d", .trigger = "", .kind = FAAS_KIND_MT },
+};
+
+/* a: cpu x3, b: io x2, c: poll, d: mt x2 */
+static struct faas_invocation invs[] = {
+	{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 0, .duration_us = 5000 },
+	{ .func = 1, .kind = FAAS_KIND_IO, .arrival_us = 2000, .duration_us = 6000 },
+	{ .func = 3, .kind = FAAS_KIND_MT, .arrival_us = 4000, .duration_us = 5000 },
+	{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 10000, .duration_us = 5000 },
+	{ .func = 2, .kind = FAAS_KIND_POLL, .arrival_us = 12000, .duration_us = 5000 },
+	{ .func = 1, .kind = FAAS_KIND_IO, .arrival_us = 30000, .duration_us = 6000 },
+	{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 40000, .duration_us = 5000 },
+	{ .func = 3, .kind = FAAS_KIND_MT, .arrival_us = 41000, .duration_us = 5000 },
+};
+
+static struct faas_trace trace = {
+	.funcs = funcs, .nr_funcs = 4, .inv = invs, .nr_inv = 8,
+};
+
+static const unsigned int cap11[] = { 1, 1 };
+
+static struct faas_replay_opts base_opts(void)
+{
+	return (struct faas_replay_opts){
+		.trace = &trace,
+		.nr_domains = 2,
+		.capacity = cap11,
+		.bucket_us = 10000,
+		.iat_alpha = 1,
+		.body = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 2 },
+	};
+}
+
+/* A cgroup2 mount where this process may create cgroups, or "". */
+static void find_cgroup2(void)
+{
+	char line[4096], mnt[1024], probe[1200];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	cg_mount[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - cgroup2 ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1)
+			continue;
+		snprintf(probe, sizeof(probe), "%s/scxpol-faas-probe.%d", mnt, (int)getpid());
+		if (!mkdir(probe, 0755)) {
+			rmdir(probe);
+			snprintf(cg_mount, sizeof(cg_mount), "%s", mnt);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/scxpol-faas-replay.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	assert_int_equal(faas_calibrate(&ipu, err, sizeof(err)), 0);
+	find_cgroup2();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* No body may be left behind, whatever the outcome. */
+static void assert_no_children(void)
+{
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+}
+
+static void self_cgroup(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	buf[0] = '\0';
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%s", line + 3);
+		}
+	fclose(f);
+}
+
+static void test_replay_without_cgroups(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	struct faas_replay *r;
+	struct faas_summary s;
+	char path[300], line[1024], mine[512];
+	uint64_t i;
+	int rows = 0, mt = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), 0);
+	assert_no_children();
+	assert_int_equal(r->nr, 8);
+	assert_int_equal(r->completed, 8);
+	self_cgroup(mine, sizeof(mine));
+	for (i = 0; i < r->nr; i++) {
+		const struct faas_inv_result *x = &r->res[i];
+
+		assert_true(x->done);
+		assert_int_equal(x->arrival_ns, invs[i].arrival_us * 1000);
+		/* started only after its arrival, ended after it started */
+		assert_true(x->start_ns >= x->arrival_ns);
+		assert_true(x->end_ns > x->start_ns);
+		assert_true(x->first_cpu >= 0);
+		assert_true(faas_cpuset_has(&x->cpus, x->first_cpu));
+		assert_int_equal(x->cgroup_id, 0);
+		assert_string_equal(x->cgroup, mine);
+		/* an mt body needs 2 units: no domain of capacity 1 can take it */
+		if (invs[i].kind == FAAS_KIND_MT) {
+			assert_int_equal(x->domain, FAAS_DOMAIN_SHARED);
+			mt++;
+		} else {
+			assert_true(x->domain >= FAAS_DOMAIN_SHARED && x->domain <= 1);
+		}
+	}
+	/* a function's first invocation has nothing to reuse */
+	assert_int_equal(r->res[0].reuse, -1);
+	assert_int_equal(r->res[1].reuse, -1);
+	assert_int_equal(r->res[2].reuse, -1);
+	assert_int_equal(r->res[4].reuse, -1);
+	assert_true(r->res[3].reuse == 0 || r->res[3].reuse == 1);
+	assert_int_equal(r->iat.assigned + r->iat.shared, 8);
+	assert_true(r->iat.shared >= (uint64_t)mt);
+	assert_int_equal(r->iat.active, 0);
+	assert_true(r->util >= 0 && r->util <= 1);
+
+	faas_replay_summarize(r, &s);
+	assert_int_equal(s.count, 8);
+	assert_int_equal(s.completed, 8);
+	assert_int_equal(s.reuse_of, 4);
+	assert_int_equal(s.shared, r->iat.shared);
+	assert_true(s.p50_ms <= s.p99_ms && s.p99_ms <= s.p999_ms);
+
+	/* one CSV row per invocation, in trace order */
+	snprintf(path, sizeof(path), "%s/results.csv", tmpdir);
+	f = fopen(path, "w+");
+	assert_non_null(f);
+	assert_int_equal(faas_replay_write_csv(r, f), 0);
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,start_ms,"
+			    "end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse\n");
+	while (fgets(line, sizeof(line), f)) {
+		char want[64], *p;
+		int commas = 0;
+
+		for (p = line; *p; p++)
+			commas += *p == ',';
+		assert_int_equal(commas, 13);
+		snprintf(want, sizeof(want), "%d,%s,%s,%s", rows, funcs[invs[rows].func].name,
+			 faas_kind_name(invs[rows].kind),
+			 invs[rows].kind == FAAS_KIND_MT ? "-1," : "");
+		assert_int_equal(strncmp(line, want, strlen(want)), 0);
+		rows++;
+	}
+	assert_int_equal(rows, 8);
+	fclose(f);
+	faas_replay_free(r);
+}
+
+struct recorder {
+	const char *root;
+	int fail; /* errno to fail assign with */
+	int n_assign, n_clear;
+	uint64_t cgid[16], cleared[16], when[16];
+	int domain[16], procs[16];
+};
+
+/* Processes in the cgroup under the root whose id (inode) is @cgid. */
+static int procs_in(const char *root, uint64_t cgid)
+{
+	char path[2048], line[64];
+	struct dirent *e;
+	struct stat st;
+	int n = -1;
+	DIR *d = opendir(root);
+	FILE *f;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
+		if (strncmp(e->d_name, "inv-", 4) || stat(path, &st) || st.st_ino != cgid)
+			continue;
+		strcat(path, "/cgroup.procs");
+		f = fopen(path, "r");
+		assert_non_null(f);
+		for (n = 0; fgets(line, sizeof(line), f); n++)
+			;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static int rec_assign(void *ctx, uint64_t cgid, int domain)
+{
+	struct recorder *r = ctx;
+
+	if (r->fail)
+		return -r->fail;
+	assert_true(r->n_assign < 16);
+	r->when[r->n_assign] = faas_now_ns();
+	r->cgid[r->n_assign] = cgid;
+	r->domain[r->n_assign] = domain;
+	r->procs[r->n_assign] = procs_in(r->root, cgid);
+	r->n_assign++;
+	return 0;
+}
+
+static int rec_clear(void *ctx, uint64_t cgid)
+{
+	struct recorder *r = ctx;
+
+	assert_true(r->n_clear < 16);
+	r->cleared[r->n_clear++] = cgid;
+	return 0;
+}
+
+static const char *rec_error(void *ctx)
+{
+	(void)ctx;
+	return "the map is full";
+}
+
+static void test_replay_cgroups_and_sink(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	struct recorder rec = { 0 };
+	struct faas_sink sink = { .name = "rec", .ctx = &rec, .assign = rec_assign,
+				  .clear = rec_clear };
+	char root[1100], want[1200];
+	struct faas_replay *r;
+	struct stat st;
+	uint64_t i;
+	int k, n, assigned = 0;
+
+	(void)state;
+	if (!cg_mount[0])
+		skip(); /* the host gives this test no writable cgroup2 */
+	snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
+	rec.root = root;
+	o.cgroup_root = root;
+	o.sink = &sink;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), 0);
+	assert_no_children();
+	assert_int_equal(r->completed, 8);
+	/* the replay created the root, so it removed it with its cgroups */
+	assert_int_equal(stat(root, &st), -1);
+
+	for (i = 0; i < r->nr; i++) {
+		const struct faas_inv_result *x = &r->res[i];
+
+		snprintf(want, sizeof(want), "/scxpol-faas-test.%d/inv-%llu", (int)getpid(),
+			 (unsigned long long)i);
+		assert_string_equal(x->cgroup, want);
+		assert_int_not_equal(x->cgroup_id, 0);
+		if (i)
+			assert_int_not_equal(x->cgroup_id, r->res[i - 1].cgroup_id);
+		if (x->domain < 0)
+			continue;
+		/* told the sink before the body ran, with the body in its cgroup */
+		for (k = 0; k < rec.n_assign && rec.cgid[k] != x->cgroup_id; k++)
+			;
+		assert_true(k < rec.n_assign);
+		assert_int_equal(rec.domain[k], x->domain);
+		assert_int_equal(rec.procs[k], 1);
+		assert_true(rec.when[k] - r->t0_ns < x->start_ns);
+		/* and cleared its hint once (completions come in any order) */
+		for (k = 0, n = 0; k < rec.n_clear; k++)
+			n += rec.cleared[k] == x->cgroup_id;
+		assert_int_equal(n, 1);
+		assigned++;
+	}
+	/* shared-queue invocations get no hint */
+	assert_int_equal(rec.n_assign, assigned);
+	assert_int_equal(rec.n_clear, assigned);
+	assert_int_equal((uint64_t)assigned, r->iat.assigned);
+	faas_replay_free(r);
+}
+
+static void test_replay_sink_failure(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	struct recorder rec = { .fail = ENOSPC };
+	struct faas_sink sink = { .name = "rec", .ctx = &rec, .assign = rec_assign,
+				  .clear = rec_clear, .last_error = rec_error };
+	struct faas_replay *r = (void *)1;
+	char root[1100];
+	struct stat st;
+
+	(void)state;
+	if (!cg_mount[0])
+		skip();
+	snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
+	rec.root = root;
+	o.cgroup_root = root;
+	o.sink = &sink;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -ENOSPC);
+	assert_null(r);
+	assert_no_children();
+	assert_int_equal(stat(root, &st), -1);
+	assert_non_null(strstr(err, "sink 'rec': assigning cgroup "));
+	assert_non_null(strstr(err, " (invocation 0) to domain 0: the map is full"));
+	assert_int_equal(rec.n_clear, 0);
+}
+
+static void test_replay_body_failure(void **state)
+{
+	static struct faas_invocation bad[] = {
+		{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 0, .duration_us = 20000 },
+		{ .func = 1, .kind = (enum faas_kind)9, .arrival_us = 1000, .duration_us = 1000 },
+	};
+	static struct faas_trace t = { .funcs = funcs, .nr_funcs = 2, .inv = bad, .nr_inv = 2 };
+	struct faas_replay_opts o = base_opts();
+	struct faas_replay *r = (void *)1;
+
+	(void)state;
+	o.trace = &t;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_null(r);
+	assert_no_children();
+	assert_string_equal(err, "invocation 1 (function b, ?) failed: Invalid argument");
+}
+
+static void test_replay_stop_and_options(void **state)
+{
+	static const unsigned int cap0[] = { 0 };
+	struct faas_sink sink = { .name = "rec", .assign = rec_assign, .clear = rec_clear };
+	volatile sig_atomic_t stop = 1;
+	struct faas_replay_opts o = base_opts();
+	struct faas_replay *r;
+
+	(void)state;
+	o.stop = &stop;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINTR);
+	assert_string_equal(err, "interrupted after 0 of 8 invocations");
+
+	o = base_opts();
+	o.sink = &sink;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "sink 'rec' needs a cgroup root: domains are assigned per cgroup");
+
+	o = base_opts();
+	o.body.mt_threads = 5;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "mt threads 5: want 2..4");
+
+	o = base_opts();
+	o.body.iters_per_us = 0;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "iterations per us 0: calibrate first");
+
+	o = base_opts();
+	o.nr_domains = 1;
+	o.capacity = cap0;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "domain 0 has capacity 0, want >= 1");
+
+	o = base_opts();
+	o.cgroup_root = "/proc/no-such-dir/faas";
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "cannot create cgroup root /proc/no-such-dir/faas: "
+			    "No such file or directory");
+	assert_no_children();
+}
+
+static void test_summary(void **state)
+{
+	static struct faas_inv_result res[1000];
+	static struct faas_invocation inv[1000];
+	struct faas_trace t = { .funcs = funcs, .nr_funcs = 1, .inv = inv, .nr_inv = 1000 };
+	struct faas_replay r = { .trace = &t, .res = res, .nr = 1000, .completed = 1000,
+				 .util = 0.25, .run_ns = 2500000000ULL };
+	struct faas_summary s;
+	int i;
+
+	(void)state;
+	r.iat.shared = 7;
+	for (i = 0; i < 1000; i++) {
+		/* e2e = i + 1 ms, in reverse order; worker = 1 ms */
+		res[i] = (struct faas_inv_result){ .done = true, .arrival_ns = 0,
+						   .start_ns = (uint64_t)(999 - i) * 1000000,
+						   .end_ns = (uint64_t)(1000 - i) * 1000000,
+						   .reuse = i == 0 ? -1 : i % 4 == 0 };
+	}
+	faas_replay_summarize(&r, &s);
+	assert_int_equal(s.count, 1000);
+	assert_true(s.p50_ms == 500.0);
+	assert_true(s.p99_ms == 990.0);
+	assert_true(s.p999_ms == 999.0);
+	assert_true(s.mean_e2e_ms == 500.5);
+	assert_true(s.mean_worker_ms == 1.0);
+	assert_true(s.cost_ms == 500.5 * 0.25);
+	assert_int_equal(s.reuse_of, 999);
+	assert_int_equal(s.reuse, 249);
+	assert_int_equal(s.shared, 7);
+	assert_true(s.run_s == 2.5);
+}
+
+static void test_csv_cpu_list(void **state)
+{
+	static struct faas_invocation inv[1] = { { .func = 0, .kind = FAAS_KIND_CPU } };
+	struct faas_trace t = { .funcs = funcs, .nr_funcs = 1, .inv = inv, .nr_inv = 1 };
+	struct faas_inv_result res = { .done = true, .domain = 1, .cgroup_id = 77,
+				       .cgroup = (char *)"/faas/inv-0", .arrival_ns = 1000000,
+				       .start_ns = 1500000, .end_ns = 4000000, .first_cpu = 5,
+				       .reuse = -1 };
+	struct faas_replay r = { .trace = &t, .res = &res, .nr = 1, .completed = 1 };
+	char path[300], line[512];
+	FILE *f;
+
+	(void)state;
+	faas_cpuset_set(&res.cpus, 0);
+	faas_cpuset_set(&res.cpus, 1);
+	faas_cpuset_set(&res.cpus, 2);
+	faas_cpuset_set(&res.cpus, 5);
+	faas_cpuset_set(&res.cpus, 1023);
+	faas_cpuset_set(&res.cpus, 1024); /* out of range: ignored */
+	assert_int_equal(faas_cpuset_count(&res.cpus), 5);
+	snprintf(path, sizeof(path), "%s/one.csv", tmpdir);
+	f = fopen(path, "w+");
+	assert_non_null(f);
+	assert_int_equal(faas_replay_write_csv(&r, f), 0);
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "0,a,cpu,1,77,/faas/inv-0,1.000,1.500,4.000,3.000,2.500,5,"
+			    "0-2;5;1023,-\n");
+	fclose(f);
+}
+
+static void test_cpu_stat(void **state)
+{
+	struct faas_cpu_stat st;
+	char path[300], want[400];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stat", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	/* user nice system idle iowait irq softirq steal guest guest_nice */
+	fputs("cpu  100 2 30 1000 40 5 6 7 50 1\ncpu0 1 2 3 4\n", f);
+	fclose(f);
+	assert_int_equal(faas_cpu_stat_read(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.busy, 150);
+	assert_int_equal(st.total, 1190);
+
+	f = fopen(path, "w");
+	fputs("cpu  1 2 3\n", f);
+	fclose(f);
+	assert_int_equal(faas_cpu_stat_read(path, &st, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: the cpu line has 3 numbers, want >= 4", path);
+	assert_string_equal(err, want);
+
+	f = fopen(path, "w");
+	fputs("cpu  1 2 x 4\n", f);
+	fclose(f);
+	assert_int_equal(faas_cpu_stat_read(path, &st, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: field 4 of the cpu line is not a number", path);
+	assert_string_equal(err, want);
+
+	f = fopen(path, "w");
+	fputs("intr 1 2 3\n", f);
+	fclose(f);
+	assert_int_equal(faas_cpu_stat_read(path, &st, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: the first line is not the \"cpu\" total line", path);
+	assert_string_equal(err, want);
+
+	assert_int_equal(faas_cpu_stat_read("/proc/stat", &st, err, sizeof(err)), 0);
+	assert_true(st.total >= st.busy && st.total > 0);
+}
+
+static void test_body_direct(void **state)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 3, .io_sleep_ratio = 1 };
+	struct faas_body_report rep;
+	int k;
+
+	(void)state;
+	for (k = 0; k < FAAS_NR_KINDS; k++) {
+		memset(&rep, 0, sizeof(rep));
+		assert_int_equal(faas_body_run(k, 3000, &cfg, &rep), 0);
+		assert_int_equal(rep.status, 0);
+		assert_true(rep.end_ns > rep.start_ns);
+		assert_true(rep.first_cpu >= 0);
+		assert_true(faas_cpuset_has(&rep.cpus, rep.first_cpu));
+		assert_true(rep.cgroup[0] == '/');
+	}
+	assert_int_equal(faas_body_run((enum faas_kind)7, 1000, &cfg, &rep), -EINVAL);
+	assert_int_equal(rep.status, EINVAL);
+
+	cfg.io_sleep_ratio = 0;
+	assert_int_equal(faas_body_check(&cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "io sleep ratio 0: want 1..100");
+	cfg.io_sleep_ratio = 1;
+	cfg.mt_threads = 1;
+	assert_int_equal(faas_body_check(&cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "mt threads 1: want 2..4");
+	assert_true(sizeof(struct faas_body_report) <= 4096); /* PIPE_BUF: atomic writes */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay_without_cgroups),
+		cmocka_unit_test(test_replay_cgroups_and_sink),
+		cmocka_unit_test(test_replay_sink_failure),
+		cmocka_unit_test(test_replay_body_failure),
+		cmocka_unit_test(test_replay_stop_and_options),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_csv_cpu_list),
+		cmocka_unit_test(test_cpu_stat),
+		cmocka_unit_test(test_body_direct),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The hint client on the host, against real BPF maps pinned in a private
+ * bpffs mount (created here as a policy would create them): open errors,
+ * permissions (as an unprivileged user and as a group member), set/get/clear
+ * and their checks, cgroup paths, full maps, thread slots under contention,
+ * pruning of dead tasks and cgroups, and scxpol_hint_setup() sizing.
+ * Needs root (mount, setuid); without it every test is skipped.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <scxpol/hint.h>
+#include <scxpol/skel.h>
+
+#include "hintpol.bpf.skel.h"
+#include "minimal.bpf.skel.h"
+
+SCXPOL_SKEL_DEFINE(hintpol_bpf);
+SCXPOL_SKEL_DEFINE(minimal_bpf);
+
+#define NR_SLOTS 8
+
+static char mnt[128], root[192], err_buf[1024];
+static bool mounted;
+
+static const struct {
+	const char *name;
+	enum bpf_map_type type;
+	__u32 key, value, max, flags;
+} maps[] = {
+	{ "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 16, NR_SLOTS, BPF_F_MMAPABLE },
+	{ "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, 4, 4, NR_SLOTS, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 24, 1, BPF_F_MMAPABLE },
+};
+
+static void quiet(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)m;
+	(void)c;
+}
+
+/* Pin the hint maps under @dir; @skip: a map to leave out, @bad: one with an 8-byte value, @max1: one with max_entries 1. */
+static void make_pins(const char *dir, const char *skip, const char *bad, const char *max1)
+{
+	struct scxpol_hint_meta m = { .gen = 1, .nr_pools = 2, .nr_classes = 3,
+				      .max_importance = 7, .nr_slots = NR_SLOTS };
+	char path[512];
+	size_t i;
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = maps[i].flags);
+		__u32 value = bad && !strcmp(bad, maps[i].name) ? 8 : maps[i].value;
+		__u32 max = max1 && !strcmp(max1, maps[i].name) ? 1 : maps[i].max;
+		int fd;
+
+		if (skip && !strcmp(skip, maps[i].name))
+			continue;
+		fd = bpf_map_create(maps[i].type, "hint_test", maps[i].key, value, max, &o);
+		assert_true(fd >= 0);
+		if (!strcmp(maps[i].name, "scxpol_hint_meta"))
+			assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, maps[i].name);
+		assert_int_equal(bpf_obj_pin(fd, path), 0);
+		close(fd);
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	snprintf(mnt, sizeof(mnt), "/tmp/scxpol-hint-test.XXXXXX");
+	assert_non_null(mkdtemp(mnt));
+	mounted = !mount("bpf", mnt, "bpf", 0, "mode=0711");
+	if (!mounted)
+		return 0;
+	snprintf(root, sizeof(root), "%s/t", mnt);
+	make_pins(root, NULL, NULL, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (mounted)
+		umount(mnt);
+	rmdir(mnt);
+	return 0;
+}
+
+static struct scxpol_hint_client *open_at(const char *dir)
+{
+	SCXPOL_OPTS(scxpol_hint_client_opts, o, .pin_root = dir);
+
+	return scxpol_hint_client_open("t", &o);
+}
+
+static struct scxpol_hint_client *open_client(void)
+{
+	struct scxpol_hint_client *c;
+
+	if (!mounted)
+		skip();
+	c = open_at(root);
+	assert_non_null(c);
+	return c;
+}
+
+#define expect_err(call, err, ...)                                        \
+	do {                                                              \
+		assert_int_equal((call), -(err));                         \
+		snprintf(err_buf, sizeof(err_buf), __VA_ARGS__);          \
+		assert_string_equal(scxpol_last_error(), err_buf);        \
+	} while (0)
+
+static __u64 gen(struct scxpol_hint_client *c)
+{
+	struct scxpol_hint_meta m;
+
+	assert_int_equal(scxpol_hint_get_meta(c, &m), 0);
+	return m.gen;
+}
+
+/* --- opening ---------------------------------------------------------------- */
+
+static void test_open_errors(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_client_opts, o);
+	char dir[256];
+
+	(void)state;
+	if (!mounted)
+		skip();
+	assert_null(scxpol_hint_client_open("a/b", &o));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(scxpol_last_error(), "policy name 'a/b': want a policy's name "
+			    "(ops.name), without '/'");
+	assert_null(scxpol_hint_client_open("..", &o));
+	assert_null(scxpol_hint_client_open("", &o));
+	assert_null(scxpol_hint_client_open(NULL, &o));
+	assert_string_equal(scxpol_last_error(), "policy name '(null)': want a policy's name "
+			    "(ops.name), without '/'");
+
+	snprintf(dir, sizeof(dir), "%s/nope", mnt);
+	assert_null(open_at(dir));
+	assert_int_equal(errno, ENOENT);
+	snprintf(err_buf, sizeof(err_buf), "no hint maps for policy 't': %s does not exist (is the "
+		 "policy loaded, and bpffs mounted on /sys/fs/bpf?)", dir);
+	assert_string_equal(scxpol_last_error(), err_buf);
+
+	snprintf(dir, sizeof(dir), "%s/partial", mnt);
+	make_pins(dir, "scxpol_hint_tid", NULL, NULL);
+	assert_null(open_at(dir));
+	assert_int_equal(errno, ENOENT);
+	snprintf(err_buf, sizeof(err_buf), "cannot open %s/scxpol_hint_tid: No such file or "
+		 "directory (policy 't' does not use hints: its BPF side lacks "
+		 "<scxpol/hint.bpf.h>)", dir);
+	assert_string_equal(scxpol_last_error(), err_buf);
+
+	snprintf(dir, sizeof(dir), "%s/layout", mnt);
+	make_pins(dir, NULL, "scxpol_hint_tgid", NULL);
+	assert_null(open_at(dir));
+	assert_int_equal(errno, EPROTO);
+	snprintf(err_buf, sizeof(err_buf), "%s/scxpol_hint_tgid: map type 1, key 4 bytes, value 8 "
+		 "bytes, flags 0x1; this libscxpol expects type 1, key 4, value 16 "
+		 "(<scxpol/abi/hint.h> of the policy and of this program differ)", dir);
+	assert_string_equal(scxpol_last_error(), err_buf);
+}
+
+/* In a child as uid 65534 with @groups: open; 0 if the outcome is @want_err with @want_msg. */
+static int child_open(gid_t group, int want_err, const char *want_msg)
+{
+	struct scxpol_hint_client *c;
+	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	int r;
+
+	if (setgroups(group ? 1 : 0, &group) || setgid(65534) || setuid(65534))
+		return 10;
+	c = open_at(root);
+	if (want_err) {
+		if (c || errno != want_err || strcmp(scxpol_last_error(), want_msg)) {
+			fprintf(stderr, "got '%s' (errno %d)\nwant '%s'\n", scxpol_last_error(),
+				errno, want_msg);
+			return 11;
+		}
+		return 0;
+	}
+	if (!c) {
+		fprintf(stderr, "open: %s\n", scxpol_last_error());
+		return 12;
+	}
+	r = scxpol_hint_set_tgid(c, getpid(), &h);
+	if (r) {
+		fprintf(stderr, "set: %s\n", scxpol_last_error());
+		return 13;
+	}
+	scxpol_hint_client_close(c);
+	return 0;
+}
+
+static int run_child(gid_t group, int want_err, const char *want_msg)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(child_open(group, want_err, want_msg));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void test_permissions(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint_counts n;
+	char want[1024], path[512];
+	size_t i;
+
+	(void)state;
+	/* as the policy leaves them: directory 0700, files 0600, root's */
+	snprintf(want, sizeof(want), "cannot open %s/scxpol_hint_cgrp: Permission denied (directory "
+		 "%s is mode 0700 owned by root:root; ask for group access via the policy's "
+		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", root, root);
+	assert_int_equal(run_child(0, EACCES, want), 0);
+
+	/* a searchable directory: the files' own mode is what stops it */
+	assert_int_equal(chmod(root, 0711), 0);
+	snprintf(want, sizeof(want), "cannot open %s/scxpol_hint_cgrp: Permission denied (maps are "
+		 "mode 0600 owned by root:root; ask for group access via the policy's --pin-group, "
+		 "i.e. scxpol_sched_opts.pin_gid)", root);
+	assert_int_equal(run_child(0, EACCES, want), 0);
+
+	/* pin_gid 4242, pin_mode 0660: a member of the group may write hints */
+	assert_int_equal(chown(root, (uid_t)-1, 4242), 0);
+	assert_int_equal(chmod(root, 0710), 0);
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, maps[i].name);
+		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
+		assert_int_equal(chmod(path, 0660), 0);
+	}
+	assert_int_equal(run_child(4242, 0, NULL), 0);
+	/* what the child wrote (its process is gone now, the entry is not) */
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.tgids, 1);
+	/* and without the group, still refused */
+	snprintf(want, sizeof(want), "cannot open %s/scxpol_hint_cgrp: Permission denied (directory "
+		 "%s is mode 0710 owned by root:4242; ask for group access via the policy's "
+		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", root, root);
+	assert_int_equal(run_child(0, EACCES, want), 0);
+	scxpol_hint_client_close(c);
+}
+
+/* --- set, get, clear ---------------------------------------------------------- */
+
+static void test_set_get_clear_tid(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .pool = 1, .class = 2, .importance = 9,
+				 .flags = SCXPOL_HINT_F_CLASS }, out;
+	pid_t tid = gettid();
+	__u64 g = gen(c);
+
+	(void)state;
+	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
+	assert_int_equal(gen(c), g + 1);
+	assert_int_equal(scxpol_hint_get_tid(c, tid, &out), 0);
+	/* the fields without their flag are stored neutral */
+	assert_int_equal(out.flags, SCXPOL_HINT_F_CLASS);
+	assert_int_equal(out.class, 2);
+	assert_int_equal(out.pool, SCXPOL_HINT_POOL_NONE);
+	assert_int_equal(out.importance, 0);
+
+	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .importance = 7,
+				  .flags = SCXPOL_HINT_F_POOL | SCXPOL_HINT_F_IMPORTANCE };
+	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
+	assert_int_equal(scxpol_hint_get_tid(c, tid, &out), 0);
+	assert_memory_equal(&out, &h, sizeof(h));
+
+	assert_int_equal(scxpol_hint_clear_tid(c, tid), 0);
+	assert_int_equal(gen(c), g + 3);
+	expect_err(scxpol_hint_get_tid(c, tid, &out), ENOENT, "tid %d: no hint", tid);
+	expect_err(scxpol_hint_clear_tid(c, tid), ENOENT, "tid %d: no hint to clear", tid);
+	/* failures do not bump */
+	assert_int_equal(gen(c), g + 3);
+	scxpol_hint_client_close(c);
+}
+
+struct waiter {
+	pthread_barrier_t b;
+	pid_t tid;
+};
+
+/* A thread that lives between two barriers; its tid in w->tid. */
+static void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->tid = gettid();
+	pthread_barrier_wait(&w->b);
+	pthread_barrier_wait(&w->b);
+	return NULL;
+}
+
+static void test_checks(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h;
+	pid_t tid = gettid();
+	struct waiter w;
+	pthread_t th;
+
+	(void)state;
+	h = (struct scxpol_hint){ .flags = 0 };
+	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: the hint sets no field "
+		   "(flags 0); clear the hint to remove it", tid);
+	h.flags = 0x10 | SCXPOL_HINT_F_CLASS;
+	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: unknown hint flags 0x10", tid);
+	h = (struct scxpol_hint){ .class = 3, .flags = SCXPOL_HINT_F_CLASS };
+	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: class 3 out of range: policy "
+		   "'t' accepts classes 0..2", tid);
+	h = (struct scxpol_hint){ .pool = 2, .flags = SCXPOL_HINT_F_POOL };
+	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 2 out of range: "
+		   "policy 't' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)", getpid());
+	h.pool = -2;
+	expect_err(scxpol_hint_set_cgroup_id(c, 77, &h), EINVAL, "cgroup id 77: pool -2 out of "
+		   "range: policy 't' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)");
+	h = (struct scxpol_hint){ .importance = 8, .flags = SCXPOL_HINT_F_IMPORTANCE };
+	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: importance 8 out of range: "
+		   "policy 't' accepts 0..7", tid);
+	expect_err(scxpol_hint_set_tid(c, tid, NULL), EINVAL, "tid %d: hint is NULL", tid);
+	expect_err(scxpol_hint_set_cgroup_id(c, 0, &h), EINVAL, "cgroup id 0: not a cgroup id");
+	expect_err(scxpol_hint_set_tid(c, -5, &h), EINVAL, "tid -5: not a thread id");
+
+	h = (struct scxpol_hint){ .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	expect_err(scxpol_hint_set_tid(c, 0x3ffffff0, &h), ESRCH, "tid 1073741808: no such thread "
+		   "(ids are those of the initial PID namespace)");
+	expect_err(scxpol_hint_set_tgid(c, 0x3ffffff0, &h), ESRCH, "tgid 1073741808: no such "
+		   "process (ids are those of the initial PID namespace)");
+	pthread_barrier_init(&w.b, NULL, 2);
+	pthread_create(&th, NULL, wait_thread, &w);
+	pthread_barrier_wait(&w.b);
+	expect_err(scxpol_hint_set_tgid(c, w.tid, &h), ESRCH, "tgid %d: a thread of process %d, "
+		   "not a process", w.tid, getpid());
+	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
+	pthread_barrier_wait(&w.b);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&w.b);
+	scxpol_hint_client_close(c);
+}
+
+static void test_no_pools(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .pool = 0, .flags = SCXPOL_HINT_F_POOL };
+	struct scxpol_hint_meta m = { .gen = 5, .nr_classes = 0 };
+	char path[512];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
+	close(fd);
+	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 0 out of range: "
+		   "policy 't' has no pools (only SCXPOL_HINT_POOL_NONE)", getpid());
+	h = (struct scxpol_hint){ .class = 0, .flags = SCXPOL_HINT_F_CLASS };
+	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: class 0 out of range: "
+		   "policy 't' accepts no classes", getpid());
+	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .flags = SCXPOL_HINT_F_POOL };
+	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
+	scxpol_hint_client_close(c);
+}
+
+/* --- cgroups -------------------------------------------------------------------- */
+
+/* The cgroup2 mount point, or "" if there is none. */
+static void cgroup2_mount(char *buf, size_t len)
+{
+	char line[1024], r[512], m[512];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	buf[0] = '\0';
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " - cgroup2 ") &&
+		    sscanf(line, "%*s %*s %*s %511s %511s", r, m) == 2 && !strcmp(r, "/")) {
+			snprintf(buf, len, "%s", m);
+			break;
+		}
+	fclose(f);
+}
+
+static void test_cgroup_paths(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
+	char cg2[512], dir[600], file[700];
+	struct stat st;
+
+	(void)state;
+	cgroup2_mount(cg2, sizeof(cg2));
+	if (!cg2[0])
+		skip();
+	snprintf(dir, sizeof(dir), "%s/scxpol-hint-test-%d", cg2, getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(scxpol_hint_set_cgroup_path(c, dir, &h), 0);
+	assert_int_equal(scxpol_hint_get_cgroup_id(c, st.st_ino, &out), 0);
+	assert_int_equal(out.class, 1);
+	assert_int_equal(scxpol_hint_get_cgroup_path(c, dir, &out), 0);
+	assert_int_equal(scxpol_hint_clear_cgroup_id(c, st.st_ino), 0);
+	expect_err(scxpol_hint_clear_cgroup_path(c, dir), ENOENT, "cgroup %s (id %llu): no hint to "
+		   "clear", dir, (unsigned long long)st.st_ino);
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	expect_err(scxpol_hint_set_cgroup_path(c, file, &h), ENOTDIR, "cgroup '%s': not a "
+		   "directory", file);
+	expect_err(scxpol_hint_set_cgroup_path(c, "/tmp", &h), EINVAL, "cgroup '/tmp': not on a "
+		   "cgroup2 file system");
+	expect_err(scxpol_hint_get_cgroup_path(c, "/nonexistent", &out), ENOENT, "cgroup "
+		   "'/nonexistent': No such file or directory");
+	assert_int_equal(rmdir(dir), 0);
+	scxpol_hint_client_close(c);
+}
+
+static void test_full_map(void **state)
+{
+	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint_client *c;
+	struct waiter w;
+	char dir[256];
+	pthread_t th;
+
+	(void)state;
+	if (!mounted)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/small", mnt);
+	make_pins(dir, NULL, NULL, "scxpol_hint_tid");
+	c = open_at(dir);
+	assert_non_null(c);
+	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	/* replacing an entry needs no room */
+	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	pthread_barrier_init(&w.b, NULL, 2);
+	pthread_create(&th, NULL, wait_thread, &w);
+	pthread_barrier_wait(&w.b);
+	expect_err(scxpol_hint_set_tid(c, w.tid, &h), ENOSPC, "tid %d: %s/scxpol_hint_tid is full "
+		   "(1 entries): remove stale hints (scxpol_hint_prune) or raise the policy's "
+		   "max_tids", w.tid, dir);
+	pthread_barrier_wait(&w.b);
+	pthread_join(th, NULL);
+	scxpol_hint_client_close(c);
+}
+
+/* --- thread slots ----------------------------------------------------------------- */
+
+static struct scxpol_hint_slot slot_at(struct scxpol_hint_client *c, __u32 idx)
+{
+	struct scxpol_hint_slot s;
+	char path[512];
+	int fd;
+
+	(void)c;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_slots", root);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &idx, &s), 0);
+	close(fd);
+	return s;
+}
+
+static int slot_of(__u32 tid, __u32 *idx)
+{
+	char path[512];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/scxpol_hint_slot_idx", root);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	r = bpf_map_lookup_elem(fd, &tid, idx);
+	close(fd);
+	return r;
+}
+
+static void test_thread_slot(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint_thread *t;
+	struct scxpol_hint_slot s;
+	__u32 tid = (__u32)gettid(), idx;
+	__u64 g = gen(c);
+
+	(void)state;
+	t = scxpol_hint_thread_register(c);
+	assert_non_null(t);
+	assert_int_equal(gen(c), g + 1);
+	assert_int_equal(slot_of(tid, &idx), 0);
+	assert_int_equal(idx, tid % NR_SLOTS);
+	s = slot_at(c, idx);
+	assert_int_equal(s.tid, tid);
+	assert_int_equal(s.importance, 0);
+
+	/* a store into shared memory, seen through the map */
+	scxpol_hint_thread_set_importance(t, 5);
+	s = slot_at(c, idx);
+	assert_int_equal(s.importance, 5);
+	scxpol_hint_thread_set_importance(t, 2);
+	assert_int_equal(slot_at(c, idx).importance, 2);
+	assert_int_equal(slot_at(c, idx).seq, s.seq + 1);
+	assert_int_equal(gen(c), g + 1);
+
+	assert_null(scxpol_hint_thread_register(c));
+	assert_int_equal(errno, EEXIST);
+	snprintf(err_buf, sizeof(err_buf), "thread %u is registered already (slot %u); unregister "
+		 "it first", tid, idx);
+	assert_string_equal(scxpol_last_error(), err_buf);
+
+	assert_int_equal(scxpol_hint_thread_unregister(t), 0);
+	assert_int_equal(gen(c), g + 2);
+	s = slot_at(c, idx);
+	assert_int_equal(s.tid, 0);
+	assert_int_equal(s.importance, 0);
+	assert_int_equal(slot_of(tid, &idx), -ENOENT);
+
+	/* the policy freed the slot (the thread exited): unregister says so */
+	t = scxpol_hint_thread_register(c);
+	assert_non_null(t);
+	{
+		char path[512];
+		struct scxpol_hint_slot z = { 0 };
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/scxpol_hint_slots", root);
+		fd = bpf_obj_get(path);
+		assert_int_equal(bpf_map_update_elem(fd, &idx, &z, BPF_ANY), 0);
+		close(fd);
+	}
+	expect_err(scxpol_hint_thread_unregister(t), ESRCH, "thread %u: slot %u was released "
+		   "already (the thread exited and the policy or a pruner freed it)", tid, idx);
+	scxpol_hint_client_close(c);
+}
+
+struct racer {
+	struct scxpol_hint_client *c;
+	pthread_barrier_t *start, *done;
+	struct scxpol_hint_thread *t;
+	__u32 tid;
+	int err;
+	char msg[256];
+};
+
+static void *race_thread(void *arg)
+{
+	struct racer *r = arg;
+
+	r->tid = (__u32)gettid();
+	pthread_barrier_wait(r->start);
+	r->t = scxpol_hint_thread_register(r->c);
+	r->err = r->t ? 0 : errno;
+	snprintf(r->msg, sizeof(r->msg), "%s", scxpol_last_error());
+	/* alive until all are checked: tids are not reused meanwhile */
+	pthread_barrier_wait(r->done);
+	return NULL;
+}
+
+static void test_thread_race(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct racer r[NR_SLOTS + 1];
+	pthread_t th[NR_SLOTS + 1];
+	pthread_barrier_t start, done;
+	bool used[NR_SLOTS] = { 0 };
+	struct scxpol_hint_counts n;
+	int i, ok = 0, full = -1;
+
+	(void)state;
+	pthread_barrier_init(&start, NULL, NR_SLOTS + 1);
+	pthread_barrier_init(&done, NULL, NR_SLOTS + 2);
+	for (i = 0; i < NR_SLOTS + 1; i++) {
+		r[i] = (struct racer){ .c = c, .start = &start, .done = &done };
+		assert_int_equal(pthread_create(&th[i], NULL, race_thread, &r[i]), 0);
+	}
+	/* wait until all have tried: count while they are alive */
+	for (i = 0; i < 500; i++) {
+		int tried = 0, j;
+
+		for (j = 0; j < NR_SLOTS + 1; j++)
+			tried += r[j].t || r[j].err;
+		if (tried == NR_SLOTS + 1)
+			break;
+		usleep(10000);
+	}
+	for (i = 0; i < NR_SLOTS + 1; i++) {
+		struct scxpol_hint_slot s;
+		__u32 idx;
+
+		if (!r[i].t) {
+			full = i;
+			continue;
+		}
+		ok++;
+		assert_int_equal(slot_of(r[i].tid, &idx), 0);
+		assert_false(used[idx]);
+		used[idx] = true;
+		s = slot_at(c, idx);
+		assert_int_equal(s.tid, r[i].tid);
+	}
+	assert_int_equal(ok, NR_SLOTS);
+	assert_true(full >= 0);
+	assert_int_equal(r[full].err, ENOSPC);
+	snprintf(err_buf, sizeof(err_buf), "thread %u: all %d hint slots of policy 't' are taken "
+		 "(raise its nr_slots, or prune dead threads)", r[full].tid, NR_SLOTS);
+	assert_string_equal(r[full].msg, err_buf);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.threads, NR_SLOTS);
+	for (i = 0; i < NR_SLOTS + 1; i++)
+		if (r[i].t)
+			assert_int_equal(scxpol_hint_thread_unregister(r[i].t), 0);
+	pthread_barrier_wait(&done);
+	for (i = 0; i < NR_SLOTS + 1; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.threads, 0);
+	scxpol_hint_client_close(c);
+}
+
+/* --- pruning --------------------------------------------------------------------- */
+
+static void *register_and_exit(void *arg)
+{
+	struct scxpol_hint_client *c = arg;
+
+	/* exits registered, as a thread that crashes would */
+	return scxpol_hint_thread_register(c);
+}
+
+static void test_prune(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint_counts n;
+	char cg2[512], live[600], dead[600];
+	unsigned int removed = 99;
+	struct waiter w;
+	pthread_t th;
+	void *leaked;
+	__u64 g;
+	pid_t child;
+
+	(void)state;
+	cgroup2_mount(cg2, sizeof(cg2));
+	if (!cg2[0])
+		skip();
+	/* live: this process, this thread, a cgroup */
+	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	snprintf(live, sizeof(live), "%s/scxpol-hint-live-%d", cg2, getpid());
+	snprintf(dead, sizeof(dead), "%s/scxpol-hint-dead-%d", cg2, getpid());
+	assert_int_equal(mkdir(live, 0755), 0);
+	assert_int_equal(mkdir(dead, 0755), 0);
+	assert_int_equal(scxpol_hint_set_cgroup_path(c, live, &h), 0);
+	assert_int_equal(scxpol_hint_set_cgroup_path(c, dead, &h), 0);
+	assert_int_equal(rmdir(dead), 0);
+
+	/* dead: a thread with a hint, a process with a hint, a registered thread */
+	pthread_barrier_init(&w.b, NULL, 2);
+	pthread_create(&th, NULL, wait_thread, &w);
+	pthread_barrier_wait(&w.b);
+	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
+	pthread_barrier_wait(&w.b);
+	pthread_join(th, NULL);
+	child = fork();
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(scxpol_hint_set_tgid(c, child, &h), 0);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	pthread_create(&th, NULL, register_and_exit, c);
+	pthread_join(th, &leaked);
+	assert_non_null(leaked);
+	free(leaked); /* the handle only: its slot is what prune must find */
+
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.cgroups, 2);
+	assert_int_equal(n.tgids, 2);
+	assert_int_equal(n.tids, 2);
+	assert_int_equal(n.threads, 1);
+	g = gen(c);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	/* cgroup, tgid, tid, and the registration (index entry and slot) */
+	assert_int_equal(removed, 4);
+	assert_int_equal(gen(c), g + 1);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.cgroups, 1);
+	assert_int_equal(n.tgids, 1);
+	assert_int_equal(n.tids, 1);
+	assert_int_equal(n.threads, 0);
+	assert_int_equal(scxpol_hint_get_cgroup_path(c, live, &h), 0);
+	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
+
+	/* nothing left to do: no bump */
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(gen(c), g + 1);
+	assert_int_equal(rmdir(live), 0);
+	scxpol_hint_client_close(c);
+}
+
+/* --- the policy side ---------------------------------------------------------------- */
+
+static struct scxpol_sched *open_policy(const struct scxpol_skel *skel, const char *pins)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = skel, .pin_root = pins);
+	struct scxpol_sched *s = scxpol_sched_open(&o);
+
+	assert_non_null(s);
+	return s;
+}
+
+static __u32 max_of(struct scxpol_sched *s, const char *map)
+{
+	return bpf_map__max_entries(bpf_object__find_map_by_name(scxpol_sched_object(s), map));
+}
+
+static void test_setup_sizes_maps(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4, .nr_slots = 16, .max_tids = 128);
+	struct scxpol_sched *s;
+	char dir[256];
+
+	(void)state;
+	if (!mounted)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/fresh", mnt);
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
+	assert_int_equal(max_of(s, "scxpol_hint_slots"), 16);
+	assert_int_equal(max_of(s, "scxpol_hint_slot_idx"), 16);
+	assert_int_equal(max_of(s, "scxpol_hint_tid"), 128);
+	assert_int_equal(max_of(s, "scxpol_hint_cgrp"), 16384);
+	assert_int_equal(max_of(s, "scxpol_hint_tgid"), 16384);
+	expect_err(scxpol_hint_setup(s, NULL), EINVAL, "scxpol_hint_setup: limits are NULL");
+	lim.nr_slots = (1U << 20) + 1;
+	expect_err(scxpol_hint_setup(s, &lim), EINVAL, "hint limits: nr_slots 1048577 is more than "
+		   "1048576");
+	scxpol_sched_close(s);
+
+	s = open_policy(SCXPOL_SKEL(minimal_bpf), dir);
+	expect_err(scxpol_hint_setup(s, &lim), EINVAL, "minimal: the BPF object has no map "
+		   "'scxpol_hint_cgrp'; include <scxpol/hint.bpf.h> in the policy");
+	scxpol_sched_close(s);
+}
+
+static void test_setup_respects_pins(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4, .max_tids = 128);
+	struct scxpol_sched *s;
+
+	(void)state;
+	if (!mounted)
+		skip();
+	/* root holds maps pinned with 64 tids and NR_SLOTS slots */
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), root);
+	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s/scxpol_hint_tid is pinned with 64 "
+		   "entries, the policy asks for 128 (max_tids): pinned hint maps keep their entries "
+		   "across restarts and cannot be resized in place; remove the pins (rm -r %s) to "
+		   "start afresh, or leave max_tids at 0 to keep the pinned size", root, root);
+	/* 0: whatever is pinned */
+	lim.max_tids = 0;
+	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
+	assert_int_equal(max_of(s, "scxpol_hint_tid"), 64);
+	assert_int_equal(max_of(s, "scxpol_hint_slots"), NR_SLOTS);
+	scxpol_sched_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_pools, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_slot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Stats on the host: the JSON snapshot (exact text, and valid JSON for every
+ * counter name), request parsing, the server's answers over a real socket
+ * (bad, oversized and slow clients, too many clients) and the client calls.
+ * Reading live counters needs a loaded policy: the VM suite hintstats.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <scxpol/skel.h>
+#include <scxpol/stats.h>
+
+#include "internal.h"
+#include "minimal.bpf.skel.h"
+
+SCXPOL_SKEL_DEFINE(minimal_bpf);
+
+static const char *const lib_names[] = { SCXPOL_STAT_NAMES };
+static char dir[128];
+
+static void quiet(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)m;
+	(void)c;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/scxpol-stats-test.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[200];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* --- an independent strict JSON checker (RFC 8259), for the output ------- */
+
+static const char *jv(const char *s, int depth);
+
+static const char *jws(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
+static const char *jstr(const char *s)
+{
+	if (*s++ != '"')
+		return NULL;
+	while (*s != '"') {
+		if ((unsigned char)*s < 0x20)
+			return NULL;
+		if (*s == '\\') {
+			s++;
+			if (*s == 'u') {
+				int i;
+
+				for (i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+						return NULL;
+				s += 4;
+			} else if (!*s || !strchr("\"\\/bfnrt", *s)) {
+				return NULL;
+			}
+		}
+		s++;
+	}
+	return s + 1;
+}
+
+static const char *jv(const char *s, int depth)
+{
+	s = jws(s);
+	if (depth > 64)
+		return NULL;
+	if (*s == '"')
+		return jstr(s);
+	if (*s == '{' || *s == '[') {
+		char close = *s == '{' ? '}' : ']';
+
+		s = jws(s + 1);
+		if (*s == close)
+			return s + 1;
+		for (;;) {
+			if (close == '}') {
+				s = jstr(jws(s));
+				if (!s)
+					return NULL;
+				s = jws(s);
+				if (*s++ != ':')
+					return NULL;
+			}
+			s = jv(s, depth + 1);
+			if (!s)
+				return NULL;
+			s = jws(s);
+			if (*s == close)
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	if (!strncmp(s, "true", 4) || !strncmp(s, "null", 4))
+		return s + 4;
+	if (!strncmp(s, "false", 5))
+		return s + 5;
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return NULL;
+	return s;
+}
+
+static bool valid_json(const char *s)
+{
+	s = jv(s, 0);
+	return s && !*jws(s);
+}
+
+/* --- snapshots -------------------------------------------------------------- */
+
+static void fill(struct scxpol_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	snprintf(st->policy, sizeof(st->policy), "ads");
+	st->restarts = 2;
+	st->time_ns = 123456789;
+	snprintf(st->v[0].name, SCXPOL_STAT_NAME_LEN, "enqueue");
+	st->v[0].value = 42;
+	snprintf(st->v[1].name, SCXPOL_STAT_NAME_LEN, "hint_reject");
+	st->v[1].value = 18446744073709551615ULL;
+	snprintf(st->v[2].name, SCXPOL_STAT_NAME_LEN, "my_counter");
+	st->v[2].value = 0;
+	st->nr = 3;
+	snprintf(st->pools[0].name, SCXPOL_STAT_NAME_LEN, "lc");
+	snprintf(st->pools[0].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "0-3,8");
+	st->pools[0].nr_cpus = 5;
+	st->pools[0].queued = 7;
+	snprintf(st->pools[1].name, SCXPOL_STAT_NAME_LEN, "bg");
+	snprintf(st->pools[1].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "4-7");
+	st->pools[1].nr_cpus = 4;
+	st->nr_pools = 2;
+}
+
+static const char known_json[] =
+	"{\"policy\":\"ads\",\"restarts\":2,\"time_ns\":123456789,"
+	"\"counters\":{\"enqueue\":42,\"hint_reject\":18446744073709551615,\"my_counter\":0},"
+	"\"pools\":[{\"name\":\"lc\",\"cpus\":\"0-3,8\",\"nr_cpus\":5,\"queued\":7},"
+	"{\"name\":\"bg\",\"cpus\":\"4-7\",\"nr_cpus\":4,\"queued\":0}]}";
+
+static void test_json_exact(void **state)
+{
+	struct scxpol_stats st;
+	char buf[1024];
+
+	(void)state;
+	fill(&st);
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), (int)strlen(known_json));
+	assert_string_equal(buf, known_json);
+	assert_true(valid_json(buf));
+
+	/* one byte short of the NUL: -ENOSPC and an empty buffer */
+	assert_int_equal(scxpol_stats_json(&st, buf, strlen(known_json)), -ENOSPC);
+	assert_string_equal(buf, "");
+}
+
+static void test_json_escapes_policy(void **state)
+{
+	struct scxpol_stats st;
+	char buf[512];
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	snprintf(st.policy, sizeof(st.policy), "a\"b\\c\n\x01");
+	assert_true(scxpol_stats_json(&st, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "{\"policy\":\"a\\\"b\\\\c\\u000a\\u0001\",\"restarts\":0,"
+				 "\"time_ns\":0,\"counters\":{},\"pools\":[]}");
+	assert_true(valid_json(buf));
+}
+
+static void test_json_every_counter_name(void **state)
+{
+	struct scxpol_stats st, back;
+	char buf[8192], want[64];
+	unsigned int i;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	snprintf(st.policy, sizeof(st.policy), "all");
+	for (i = 0; i < SCXPOL_STAT_NR; i++) {
+		snprintf(st.v[i].name, SCXPOL_STAT_NAME_LEN, "%s", lib_names[i]);
+		st.v[i].value = 1000 + i;
+	}
+	for (i = 0; i < SCXPOL_STAT_USER_NR; i++) {
+		snprintf(st.v[SCXPOL_STAT_NR + i].name, SCXPOL_STAT_NAME_LEN, "user_%u", i);
+		st.v[SCXPOL_STAT_NR + i].value = i;
+	}
+	st.nr = SCXPOL_STAT_TOTAL;
+	assert_true(scxpol_stats_json(&st, buf, sizeof(buf)) > 0);
+	assert_true(valid_json(buf));
+	for (i = 0; i < SCXPOL_STAT_NR; i++) {
+		snprintf(want, sizeof(want), "\"%s\":%u", lib_names[i], 1000 + i);
+		assert_non_null(strstr(buf, want));
+	}
+	/* and back */
+	assert_int_equal(scxpol_stats_parse(buf, &back), 0);
+	assert_int_equal(back.nr, SCXPOL_STAT_TOTAL);
+	assert_memory_equal(back.v, st.v, sizeof(st.v));
+	assert_non_null(scxpol_stats_find(&back, "hint_reject"));
+	assert_int_equal(scxpol_stats_find(&back, "hint_reject")->value, 1000 + SCXPOL_STAT_HINT_REJECT);
+	assert_null(scxpol_stats_find(&back, "nope"));
+}
+
+static void test_json_file(void **state)
+{
+	struct scxpol_stats st;
+	char path[256], line[1024];
+	FILE *f;
+
+	(void)state;
+	fill(&st);
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	f = fopen(path, "w+");
+	assert_non_null(f);
+	assert_int_equal(scxpol_stats_json_file(&st, f), 0);
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_int_equal(strlen(line), strlen(known_json) + 1);
+	assert_int_equal(line[strlen(known_json)], '\n');
+	assert_memory_equal(line, known_json, strlen(known_json));
+}
+
+static void test_parse_roundtrip_and_errors(void **state)
+{
+	struct scxpol_stats st, back;
+
+	(void)state;
+	fill(&st);
+	assert_int_equal(scxpol_stats_parse(known_json, &back), 0);
+	assert_string_equal(back.policy, "ads");
+	assert_int_equal(back.restarts, 2);
+	assert_int_equal(back.nr, 3);
+	assert_true(back.v[1].value == 18446744073709551615ULL);
+	assert_int_equal(back.nr_pools, 2);
+	assert_string_equal(back.pools[0].cpus, "0-3,8");
+	assert_int_equal(back.pools[1].nr_cpus, 4);
+
+	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 15: expected "
+			    "a member name (the text ends there)");
+	assert_int_equal(scxpol_stats_parse("{\"policy\":1}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"policy\" is a number, not a string");
+	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":-1}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"restarts\" is a negative, "
+			    "fractional or huge number, not an unsigned integer");
+	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":"
+					    "18446744073709551616}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"time_ns\" is a negative, "
+			    "fractional or huge number, not an unsigned integer");
+	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":1,"
+					    "\"counters\":[]}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"counters\" is an array, not an object");
+	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":1,"
+					    "\"counters\":{\"x\":1.5},\"pools\":[]}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"x\" is a negative, fractional "
+			    "or huge number, not an unsigned integer");
+	assert_int_equal(scxpol_stats_parse("{} x", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 4: text after the value");
+}
+
+/* --- requests --------------------------------------------------------------- */
+
+static int req(const char *line, char *out, char *err)
+{
+	return scxpol_stats_parse_request(line, strlen(line), out, 64, err, 256);
+}
+
+static void test_request_parsing(void **state)
+{
+	char r[64], err[256], big[SCXPOL_STATS_MAX_LINE + 2];
+
+	(void)state;
+	assert_int_equal(req("{\"req\":\"stats\"}", r, err), 0);
+	assert_string_equal(r, "stats");
+	assert_int_equal(req(" { \"args\" : {\"a\":[1,true,null]} , \"req\" : \"li\\u0073t\" }\r", r, err), 0);
+	assert_string_equal(r, "list");
+
+	assert_int_equal(req("[\"stats\"]", r, err), -EINVAL);
+	assert_string_equal(err, "the request is an array, not an object like {\"req\":\"stats\"}");
+	assert_int_equal(req("{\"request\":\"stats\"}", r, err), -EINVAL);
+	assert_string_equal(err, "the request has no \"req\" member (try {\"req\":\"list\"})");
+	assert_int_equal(req("{\"req\":7}", r, err), -EINVAL);
+	assert_string_equal(err, "\"req\" is a number, not a string");
+	assert_int_equal(req("{\"req\":\"stats\"", r, err), -EINVAL);
+	assert_string_equal(err, "bad JSON at column 15: expected ',' or '}' (the text ends there)");
+	assert_int_equal(req("{\"req\":'stats'}", r, err), -EINVAL);
+	assert_string_equal(err, "bad JSON at column 8: unexpected '''");
+	assert_int_equal(req("{\"req\":\"a\\qb\"}", r, err), -EINVAL);
+	assert_string_equal(err, "bad JSON at column 11: bad escape in a string");
+	assert_int_equal(req("{\"req\":\"\\ud800\"}", r, err), -EINVAL);
+	assert_string_equal(err, "bad JSON at column 15: unpaired high surrogate");
+	assert_int_equal(req("", r, err), -EINVAL);
+	assert_string_equal(err, "bad JSON at column 1: expected a value (the text ends there)");
+
+	memset(big, ' ', sizeof(big));
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "{\"req\":\"stats\"}", 15);
+	/* exactly the limit is fine, one more byte is not */
+	assert_int_equal(scxpol_stats_parse_request(big, SCXPOL_STATS_MAX_LINE, r, 64, err, 256), 0);
+	assert_int_equal(scxpol_stats_parse_request(big, SCXPOL_STATS_MAX_LINE + 1, r, 64, err, 256),
+			 -E2BIG);
+	assert_string_equal(err, "request longer than 4096 bytes");
+
+	/* nesting is bounded */
+	memset(big, '[', 200);
+	big[200] = '\0';
+	assert_int_equal(req(big, r, err), -EINVAL);
+	assert_string_equal(err, "bad JSON at column 33: nested too deeply");
+}
+
+static struct scxpol_sched *open_minimal(void)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(minimal_bpf), .sysfs_root = dir);
+	struct scxpol_sched *s = scxpol_sched_open(&o);
+
+	assert_non_null(s);
+	return s;
+}
+
+static const char *const unames[] = { "importance_sum", NULL, "class_placed" };
+
+static void test_respond(void **state)
+{
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = unames, .nr_user = 3);
+	struct scxpol_sched *s = open_minimal();
+	char *r, want[2048];
+	unsigned int i;
+	size_t n;
+
+	(void)state;
+	r = scxpol_stats_respond(s, &so, "{\"req\":\"list\"}", 14);
+	n = (size_t)snprintf(want, sizeof(want), "{\"errno\":0,\"resp\":{\"requests\":[\"list\","
+			     "\"stats\"],\"counters\":[");
+	for (i = 0; i < SCXPOL_STAT_NR; i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s\"%s\"", i ? "," : "",
+				      lib_names[i]);
+	snprintf(want + n, sizeof(want) - n, ",\"importance_sum\",\"class_placed\"]}}");
+	assert_string_equal(r, want);
+	assert_true(valid_json(r));
+	free(r);
+
+	r = scxpol_stats_respond(s, &so, "{\"req\":\"stat\\\"s\"}", 17);
+	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"unknown request "
+			       "\\\"stat\\\\\\\"s\\\"; known: list, stats\"}");
+	assert_true(valid_json(r));
+	free(r);
+
+	/* the scheduler is open but not loaded: no counters to read */
+	r = scxpol_stats_respond(s, &so, "{\"req\":\"stats\"}", 15);
+	assert_string_equal(r, "{\"errno\":61,\"resp\":null,\"error\":\"policy 'minimal' is not "
+			       "loaded (restarting?)\"}");
+	free(r);
+
+	r = scxpol_stats_respond(s, &so, "nope", 4);
+	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at column 1: "
+			       "unexpected 'n'\"}");
+	free(r);
+	scxpol_sched_close(s);
+}
+
+static void test_read_checks(void **state)
+{
+	static const char *const bad[] = { "Has Space" };
+	static const char *const dup[] = { "enqueue" };
+	static const char *const dup2[] = { "x", "x" };
+	SCXPOL_OPTS(scxpol_stats_opts, o1, .user_names = bad, .nr_user = 1);
+	SCXPOL_OPTS(scxpol_stats_opts, o2, .user_names = dup, .nr_user = 1);
+	SCXPOL_OPTS(scxpol_stats_opts, o3, .user_names = dup2, .nr_user = 2);
+	SCXPOL_OPTS(scxpol_stats_opts, o4, .user_names = NULL, .nr_user = 1);
+	SCXPOL_OPTS(scxpol_stats_opts, o5, .user_names = bad, .nr_user = SCXPOL_STAT_USER_NR + 1);
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats st;
+
+	(void)state;
+	assert_int_equal(scxpol_stats_read(s, &o1, &st), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats user counter 0: name 'Has Space' is not "
+			    "1..31 characters of [a-z0-9_]");
+	assert_int_equal(scxpol_stats_read(s, &o2, &st), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats user counter 0: name 'enqueue' is taken by "
+			    "another counter");
+	assert_int_equal(scxpol_stats_read(s, &o3, &st), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats user counter 1: name 'x' is taken by "
+			    "another counter");
+	assert_int_equal(scxpol_stats_read(s, &o4, &st), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats opts: nr_user is 1 but user_names is NULL");
+	assert_int_equal(scxpol_stats_read(s, &o5, &st), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats opts: nr_user 17 is more than 16");
+	assert_int_equal(scxpol_stats_read(s, NULL, &st), -ENODATA);
+	assert_string_equal(scxpol_last_error(), "policy 'minimal' is not loaded (restarting?)");
+	scxpol_sched_close(s);
+}
+
+/* --- the server over a socket -------------------------------------------------- */
+
+static int raw_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 5 };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path));
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Everything the server sends until it closes the connection. */
+static void read_all(int fd, char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n = -1;
+
+	while (off + 1 < len && (n = recv(fd, buf + off, len - 1 - off, 0)) > 0)
+		off += (size_t)n;
+	assert_true(n == 0); /* closed by the server, not a timeout */
+	buf[off] = '\0';
+}
+
+static void test_server(void **state)
+{
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = unames, .nr_user = 3);
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv, *srv2;
+	char path[256], resp[4096], buf[8192];
+	struct scxpol_stats st;
+	struct stat sb;
+	int fd, fd2, fd3, i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/run/minimal.sock", dir);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path, .stats = &so, .max_clients = 2,
+		    .timeout_ms = 300);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	assert_string_equal(scxpol_stats_server_path(srv), path);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(S_ISSOCK(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0600);
+
+	/* a second server on the same path is refused */
+	srv2 = scxpol_stats_server_start(s, &vo);
+	assert_null(srv2);
+	assert_int_equal(errno, EADDRINUSE);
+	snprintf(buf, sizeof(buf), "a stats server already answers on %s (is the policy running "
+		 "twice?)", path);
+	assert_string_equal(scxpol_last_error(), buf);
+
+	assert_true(scxpol_stats_request(path, "{\"req\":\"bogus\"}", resp, sizeof(resp)) > 0);
+	assert_string_equal(resp, "{\"errno\":22,\"resp\":null,\"error\":\"unknown request "
+				  "\\\"bogus\\\"; known: list, stats\"}");
+	assert_int_equal(scxpol_stats_fetch(path, &st), -ENODATA);
+	snprintf(buf, sizeof(buf), "%s: the server answered errno 61: policy 'minimal' is not "
+		 "loaded (restarting?)", path);
+	assert_string_equal(scxpol_last_error(), buf);
+
+	/* several requests on one connection, blank lines skipped */
+	fd = raw_connect(path);
+	snprintf(buf, sizeof(buf), "{\"req\":\"x\"}\n\n  \n{\"req\":\"y\"}\n");
+	assert_int_equal(send(fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+	shutdown(fd, SHUT_WR);
+	read_all(fd, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"errno\":22,\"resp\":null,\"error\":\"unknown request \\\"x\\\"; "
+				 "known: list, stats\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
+				 "request \\\"y\\\"; known: list, stats\"}\n");
+	close(fd);
+
+	/* an oversized request: an error, then the connection is closed */
+	fd = raw_connect(path);
+	memset(buf, 'x', SCXPOL_STATS_MAX_LINE + 100);
+	assert_int_equal(send(fd, buf, SCXPOL_STATS_MAX_LINE + 100, 0), SCXPOL_STATS_MAX_LINE + 100);
+	read_all(fd, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"errno\":7,\"resp\":null,\"error\":\"request longer than 4096 "
+				 "bytes\"}\n");
+	close(fd);
+
+	/* a slow client (half a request) is dropped after the timeout */
+	fd = raw_connect(path);
+	assert_int_equal(send(fd, "{\"req\":", 7, 0), 7);
+	read_all(fd, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	close(fd);
+
+	/* max_clients 2: a third is answered EBUSY and closed; then served again */
+	fd = raw_connect(path);
+	fd2 = raw_connect(path);
+	usleep(50000); /* let the server accept both */
+	fd3 = raw_connect(path);
+	read_all(fd3, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"errno\":16,\"resp\":null,\"error\":\"too many clients (2); try "
+				 "again later\"}\n");
+	close(fd3);
+	close(fd);
+	close(fd2);
+	for (i = 0; i < 50; i++) {
+		if (scxpol_stats_request(path, "{\"req\":\"list\"}", resp, sizeof(resp)) > 0 &&
+		    !strncmp(resp, "{\"errno\":0,", 11))
+			break;
+		usleep(20000);
+	}
+	assert_true(i < 50);
+
+	/* a response larger than the caller's buffer */
+	assert_int_equal(scxpol_stats_request(path, "{\"req\":\"list\"}", resp, 64), -EMSGSIZE);
+
+	scxpol_stats_server_stop(srv);
+	assert_int_equal(stat(path, &sb), -1);
+	assert_int_equal(scxpol_stats_request(path, "{\"req\":\"list\"}", resp, sizeof(resp)), -ENOENT);
+	snprintf(buf, sizeof(buf), "cannot connect to %s: No such file or directory (is the policy "
+		 "running with its stats server?)", path);
+	assert_string_equal(scxpol_last_error(), buf);
+	scxpol_sched_close(s);
+}
+
+static void test_server_stale_socket_and_mode(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char path[256], resp[4096], want[512];
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	/* a socket nobody listens on any more (the policy was killed) */
+	snprintf(path, sizeof(path), "%s/stale.sock", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	assert_int_equal(scxpol_stats_request(path, "{\"req\":\"list\"}", resp, sizeof(resp)),
+			 -ECONNREFUSED);
+	snprintf(want, sizeof(want), "cannot connect to %s: Connection refused (a stale socket: the "
+		 "policy is not running)", path);
+	assert_string_equal(scxpol_last_error(), want);
+
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path, .mode = 0660, .gid = 4242);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0660);
+	assert_int_equal(sb.st_gid, 4242);
+	assert_true(scxpol_stats_request(path, "{\"req\":\"list\"}", resp, sizeof(resp)) > 0);
+	scxpol_stats_server_stop(srv);
+	scxpol_sched_close(s);
+}
+
+static void test_socket_path(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(scxpol_stats_socket_path("ads", buf, sizeof(buf)), 20);
+	assert_string_equal(buf, "/run/scxpol/ads.sock");
+	assert_int_equal(scxpol_stats_socket_path("a/b", buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "policy name 'a/b': want a policy's name, without '/'");
+	assert_int_equal(scxpol_stats_socket_path("ads", buf, 10), -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_exact),
+		cmocka_unit_test(test_json_escapes_policy),
+		cmocka_unit_test(test_json_every_counter_name),
+		cmocka_unit_test(test_json_file),
+		cmocka_unit_test(test_parse_roundtrip_and_errors),
+		cmocka_unit_test(test_request_parsing),
+		cmocka_unit_test(test_respond),
+		cmocka_unit_test(test_read_checks),
+		cmocka_unit_test(test_server),
+		cmocka_unit_test(test_server_stale_socket_and_mode),
+		cmocka_unit_test(test_socket_path),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

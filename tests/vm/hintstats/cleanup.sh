@@ -1,0 +1,52 @@
+# Dead tasks and removed cgroups leave nothing behind: 1000 cgroups created,
+# hinted and removed, and 50 hinted processes killed, take their entries
+# with them while the policy runs (ops.cgroup_exit, ops.exit_task); what
+# dies while no policy is loaded is removed by the pruner.
+. "$(dirname "$0")/common.inc"
+start_hintpol
+mkdir $CG/hs1k
+echo +cpu >$CG/hs1k/cgroup.subtree_control
+for ((i = 0; i < 1000; i++)); do mkdir $CG/hs1k/c$i; done
+expect_eq "hinted" "$("$HINTCTL" set-cgroups $CG/hs1k class=1)" "set=1000"
+expect_eq "entries" "$("$HINTCTL" count)" "cgroups=1000 tgids=0 tids=0 threads=0"
+start=$(date +%s.%N)
+for ((i = 0; i < 1000; i++)); do rmdir $CG/hs1k/c$i; done
+for ((i = 0; i < 600; i++)); do
+	[ "$("$HINTCTL" count)" = "cgroups=0 tgids=0 tids=0 threads=0" ] && break
+	sleep 0.1
+done
+expect_eq "entries after removing the cgroups" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
+note "1000 cgroup entries gone $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s after the rmdirs began"
+
+pids=()
+for ((i = 0; i < 50; i++)); do
+	sleep 600 &
+	pids+=($!)
+	hintctl set tgid $! class=2
+	hintctl set tid $! importance=1
+done
+expect_eq "entries" "$("$HINTCTL" count)" "cgroups=0 tgids=50 tids=50 threads=0"
+kill "${pids[@]}"
+wait "${pids[@]}" 2>/dev/null
+for ((i = 0; i < 100; i++)); do
+	[ "$("$HINTCTL" count)" = "cgroups=0 tgids=0 tids=0 threads=0" ] && break
+	sleep 0.1
+done
+expect_eq "entries after the processes died" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
+
+# while no policy is loaded, nothing removes them: the pruner does
+for ((i = 0; i < 100; i++)); do mkdir $CG/hs1k/d$i; done
+hintctl set-cgroups $CG/hs1k class=1 >/dev/null
+sleep 600 &
+gone=$!
+hintctl set tgid $gone class=1
+stop_policy INT
+for ((i = 0; i < 100; i++)); do rmdir $CG/hs1k/d$i; done
+kill $gone
+wait $gone 2>/dev/null
+start_hintpol
+expect_eq "stale entries found by the restarted loader" "$(grep -c 'pinned hints: cgroups=100 tgids=1 tids=0 threads=0' /tmp/hintpol.log)" 1
+expect_eq "prune" "$("$HINTCTL" prune)" "removed=101"
+expect_eq "entries after prune" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
+stop_policy INT
+rmdir $CG/hs1k

@@ -1,0 +1,25 @@
+# Pins are 0600 and the socket 0600, both root's: an unprivileged user can
+# neither write hints nor read stats, and is told why. Given a group
+# (--pin-group/--socket-group, modes 0660), a member of it can do both.
+. "$(dirname "$0")/common.inc"
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+member=(setpriv --reuid=65534 --regid=65534 --groups=4242)
+start_hintpol
+out=$("${nobody[@]}" "$HINTCTL" set tgid $$ class=1 2>&1) && fail "nobody wrote a hint"
+expect_eq "unprivileged hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0700 owned by root:root; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
+out=$("${nobody[@]}" "$STAT" --policy hintpol --json 2>&1) && fail "nobody read stats"
+expect_eq "unprivileged stats read" "$out" "scxpol-stat: cannot connect to $SOCK: Permission denied (the socket is mode 0600 owned by root:root; ask for group access via the policy's stats socket group)"
+expect_eq "socket mode" "$(stat -c '%a %U:%G' $SOCK)" "600 root:root"
+expect_eq "socket directory mode" "$(stat -c %a /run/scxpol)" 711
+stop_policy INT
+
+start_hintpol --pin-group 4242 --pin-mode 0660 --socket-group 4242 --socket-mode 0660
+expect_eq "pin directory" "$(stat -c '%a %G' "$PINS")" "770 4242"
+expect_eq "a pin" "$(stat -c '%a %G' "$PINS/scxpol_hint_tid")" "660 4242"
+"${member[@]}" "$HINTCTL" set tgid $$ class=1 || fail "a member of group 4242 cannot write hints"
+expect_eq "hint written by the group member" "$("$HINTCTL" get tgid $$)" "pool=-1 class=1 importance=0 flags=2"
+out=$("${member[@]}" "$STAT" --policy hintpol --json) || fail "a member of group 4242 cannot read stats"
+expect_eq "policy in the member's snapshot" "$(jq -r .policy <<<"$out")" hintpol
+out=$("${nobody[@]}" "$HINTCTL" set tgid $$ class=1 2>&1) && fail "nobody wrote a hint"
+expect_eq "non-member hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0770 owned by root:4242; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
+stop_policy INT

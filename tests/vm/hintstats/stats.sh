@@ -1,0 +1,45 @@
+# The stats server answers {"req":"stats"} with every library counter and
+# the policy's own, {"req":"list"} with what it knows, errors with errno and
+# a message; scxpol-stat prints snapshots, tables with rates, and errors.
+. "$(dirname "$0")/common.inc"
+out=$("$STAT" --policy hintpol 2>&1) && fail "scxpol-stat without a policy succeeded"
+expect_eq "no such policy" "$out" "scxpol-stat: no policy 'hintpol' serves stats ($SOCK does not exist)"
+start_hintpol
+"$PROBE" sleepwake 1 500 >/dev/null
+
+out=$("$STAT" --policy hintpol --request '{"req":"list"}')
+expect_eq "list errno" "$(jq -r .errno <<<"$out")" 0
+names="enqueue direct dispatch_pool dispatch_shared dispatch_steal dispatch_borrow dispatch_none borrow_idle reclaim hint_hit hint_miss hint_reject busy_poll_demote pool_commit pool_reject important importance_sum class_placed"
+expect_eq "counters listed" "$(jq -r '.resp.counters | join(" ")' <<<"$out")" "$names"
+expect_eq "requests listed" "$(jq -r '.resp.requests | join(" ")' <<<"$out")" "list stats"
+
+"$STAT" --json >/tmp/snap1.json || fail "scxpol-stat --json (the only socket) failed"
+expect_eq "policy" "$(jq -r .policy /tmp/snap1.json)" hintpol
+expect_eq "counter names in the snapshot" "$(jq -r '.counters | keys_unsorted | join(" ")' /tmp/snap1.json)" "$names"
+e1=$(jq -r .counters.enqueue /tmp/snap1.json)
+[ "$e1" -gt 500 ] || fail "enqueue $e1 after 1 s of 500 us sleeps"
+[ "$(jq -r .counters.dispatch_shared /tmp/snap1.json)" -gt 0 ] || fail "no dispatch_shared: $(cat /tmp/snap1.json)"
+[ "$(jq -r .counters.hint_miss /tmp/snap1.json)" -gt 0 ] || fail "no hint_miss without hints: $(cat /tmp/snap1.json)"
+"$PROBE" sleepwake 1 500 >/dev/null
+e2=$("$STAT" --socket "$SOCK" --json | jq -r .counters.enqueue)
+[ "$e2" -gt "$e1" ] || fail "enqueue did not grow: $e1 -> $e2"
+note "enqueue $e1 -> $e2"
+
+out=$("$STAT" --policy hintpol --request '{"req":"nope"}')
+expect_eq "unknown request" "$out" '{"errno":22,"resp":null,"error":"unknown request \"nope\"; known: list, stats"}'
+out=$("$STAT" --policy hintpol --request 'stats')
+expect_eq "not JSON" "$out" '{"errno":22,"resp":null,"error":"bad JSON at column 1: unexpected '"'s'"'"}'
+
+"$PROBE" sleepwake 3 500 >/dev/null &
+load=$!
+"$STAT" --policy hintpol --interval 0.5 --count 3 >/tmp/table.out || fail "table failed"
+wait $load
+expect_eq "tables printed" "$(grep -c '^COUNTER' /tmp/table.out)" 3
+expect_eq "rates in the first table" "$(awk '/^enqueue/ {print $3; exit}' /tmp/table.out)" -
+rate=$(awk '/^enqueue/ {r = $3} END {print r}' /tmp/table.out)
+[[ $rate =~ ^[0-9]+\.[0-9]$ ]] && [ "${rate%.*}" -gt 0 ] || fail "enqueue rate '$rate': $(cat /tmp/table.out)"
+note "enqueue rate $rate/s"
+stop_policy INT
+[ -e "$SOCK" ] && fail "socket left behind after the policy stopped"
+out=$("$STAT" --json 2>&1) && fail "scxpol-stat found a server after the policy stopped"
+expect_eq "no socket" "$out" "scxpol-stat: no policy serves stats here (no socket in /run/scxpol)"

@@ -1,0 +1,29 @@
+# Bad options and impossible cgroups fail with a message naming the input.
+. "$SCXPOL_SRC/tests/vm/lib.sh"
+LAT=$SCXPOL_BUILD/tools/scxpol-lat
+WL=$SCXPOL_BUILD/tools/scxpol-workload
+
+# expect_fail WANT_RC WANT_MSG CMD...: CMD exits WANT_RC and prints WANT_MSG
+expect_fail() {
+	local want_rc=$1 want=$2 rc=0 out
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	expect_eq "exit status of $*" "$rc" "$want_rc"
+	grep -qxF -- "$want" <<<"$out" || fail "$*: got '$out', want the line '$want'"
+}
+
+expect_fail 2 "scxpol-lat: --by 'pid': want cgroup, comm or comm:N (N = 1..15)" "$LAT" --by pid
+expect_fail 2 "scxpol-lat: --by 'comm:16': want cgroup, comm or comm:N (N = 1..15)" "$LAT" --by comm:16
+expect_fail 2 "scxpol-lat: --pid '12,x': 'x' is not a process or thread id" "$LAT" --pid 12,x
+expect_fail 1 "scxpol-lat: --filter-cgroup '/no-such': /sys/fs/cgroup/no-such: No such file or directory" \
+	"$LAT" --filter-cgroup /no-such
+expect_fail 2 "scxpol-workload: --rate '0': want a number in 0.001..1e+07" "$WL" --rate 0
+# the critical process cannot create its cgroup below a file
+expect_fail 1 "scxpol-workload: --worker-cgroup 'cgroup.procs/x': cannot create /sys/fs/cgroup/cgroup.procs/x: Not a directory" \
+	"$WL" --duration 1 --iters-per-us 100 --worker-cgroup cgroup.procs/x
+# nor can the background process, which the critical one reports
+out=$("$WL" --duration 1 --iters-per-us 100 --hog-cgroup cgroup.procs/y 2>&1) && fail "no error: $out"
+grep -qxF "scxpol-workload: --hog-cgroup 'cgroup.procs/y': cannot create /sys/fs/cgroup/cgroup.procs/y: Not a directory" <<<"$out" ||
+	fail "background cgroup error not reported: $out"
+grep -qxF "scxpol-workload: the background process exited during setup (status 1)" <<<"$out" ||
+	fail "background exit not reported: $out"

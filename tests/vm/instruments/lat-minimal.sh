@@ -1,0 +1,19 @@
+# Under the minimal sched_ext policy scxpol-lat records the same sleep/wake
+# loop the same way: the tracepoints do not depend on the scheduler.
+. "$SCXPOL_SRC/tests/vm/lib.sh"
+. "$SCXPOL_SRC/tests/vm/instruments/checks.inc"
+start_policy minimal /tmp/minimal.log "$SCXPOL_BUILD/examples/minimal/minimal"
+assert_attached minimal
+start_lat /tmp/lat.json --filter-comm probe --json
+"$PROBE" sleepwake 2 1000 >/tmp/sw.out &
+sw=$!
+sleep 0.5
+in_ext $sw || fail "probe $sw is not in the ext class: $(grep ext /proc/$sw/sched)"
+wait $sw
+stop_lat
+assert_attached minimal
+expect_eq "scheduler at start" "$(json_eval /tmp/lat.json 'd["scheduler"]["start"]')" minimal
+expect_eq "scheduler at end" "$(json_eval /tmp/lat.json 'd["scheduler"]["end"]')" minimal
+check_wakeups /tmp/lat.json probe "$(field wakeups "$(cat /tmp/sw.out)")"
+stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0

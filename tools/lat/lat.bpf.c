@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scxpol-lat: run-queue delay and run bursts from the scheduler tracepoints.
+ *
+ * sched_wakeup, sched_wakeup_new and sched_switch fire in the core scheduler
+ * for every class, so the same numbers come out under EEVDF and under any
+ * sched_ext policy. Per task (task storage) we keep when it became runnable
+ * and when it was switched in; per group (cgroup or comm) we aggregate:
+ *   wake     sched_wakeup(_new)           -> switched in
+ *   requeue  switched out still runnable  -> switched in again
+ *   burst    switched in                  -> switched out
+ * and count switch-outs while runnable (preemptions) and to sleep.
+ *
+ * The tracepoint prototypes are the same on 6.12 and 7.2:
+ *   sched_switch(bool preempt, struct task_struct *prev,
+ *                struct task_struct *next, unsigned int prev_state)
+ *   sched_wakeup(struct task_struct *p), sched_wakeup_new(same)
+ * Task fields are read with CO-RE, so they follow each kernel's layout.
+ */
+#include <scxpol/common.bpf.h>
+
+#include "lat.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define TASK_RUNNING_STATE 0
+
+const volatile u32 group_by = LAT_BY_COMM;
+const volatile u32 comm_len = LAT_COMM_LEN;
+/* Filters; a task is traced only if it passes every enabled one. */
+const volatile char filter_comm[LAT_COMM_LEN];
+const volatile u32 filter_comm_len;
+const volatile s32 filter_cg_level = -1; /* -1: no cgroup filter */
+const volatile u64 filter_cg_id;
+const volatile bool filter_pids;
+
+/* Per-task timestamps (ns, bpf_ktime_get_ns); 0 = unknown. */
+struct task_lat {
+	u64 runnable_at; /* woken or switched out runnable */
+	u64 running_at;  /* switched in */
+	bool woken;      /* runnable_at is a wakeup, not a preemption */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_lat);
+} lat_task SEC(".maps");
+
+/* Group table; userspace sizes it (--max-groups) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, struct lat_key);
+	__type(value, struct lat_group);
+} lat_groups SEC(".maps");
+
+/* --pid: thread ids and process ids to trace (value unused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, u32);
+	__type(value, u8);
+} lat_pids SEC(".maps");
+
+/* Source of a new group's zeroed value (too big for the BPF stack). */
+const struct lat_group lat_zero_group;
+
+u64 nr_group_full;   /* events dropped: the group table was full */
+u64 nr_no_storage;   /* events dropped: no task storage */
+
+static __always_inline bool traced(struct task_struct *p)
+{
+	if (filter_pids) {
+		u32 tid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+
+		if (!bpf_map_lookup_elem(&lat_pids, &tid) && !bpf_map_lookup_elem(&lat_pids, &tgid))
+			return false;
+	}
+	if (filter_comm_len) {
+		char comm[LAT_COMM_LEN];
+		u32 i;
+
+		BPF_CORE_READ_STR_INTO(&comm, p, comm);
+		for (i = 0; i < LAT_COMM_LEN; i++)
+			if (i < filter_comm_len && comm[i] != filter_comm[i])
+				return false;
+	}
+	if (filter_cg_level >= 0) {
+		struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp), *anc = NULL;
+		void *ancestors;
+
+		if (!cgrp || BPF_CORE_READ(cgrp, level) < filter_cg_level)
+			return false;
+		/*
+		 * The cgroup at the filter's depth on this task's path to the
+		 * root: ancestors[level]. The array's offset is relocated; the
+		 * index is not a constant, so it is added by hand.
+		 */
+		ancestors = (void *)cgrp + bpf_core_field_offset(struct cgroup, ancestors);
+		bpf_probe_read_kernel(&anc, sizeof(anc), ancestors + filter_cg_level * sizeof(anc));
+		if (!anc || BPF_CORE_READ(anc, kn, id) != filter_cg_id)
+			return false;
+	}
+	return true;
+}
+
+/* The group of @p, created on first use; NULL when the table is full. */
+static __always_inline struct lat_group *group_of(struct task_struct *p)
+{
+	struct lat_key key = {};
+	struct lat_group *g;
+	u32 i;
+
+	if (group_by == LAT_BY_CGROUP) {
+		key.cgid = BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
+	} else {
+		BPF_CORE_READ_STR_INTO(&key.comm, p, comm);
+		/* --by comm:N keeps the first N bytes */
+		for (i = 0; i < LAT_COMM_LEN; i++)
+			if (i >= comm_len)
+				key.comm[i] = 0;
+	}
+	g = bpf_map_lookup_elem(&lat_groups, &key);
+	if (g)
+		return g;
+	bpf_map_update_elem(&lat_groups, &key, (void *)&lat_zero_group, BPF_NOEXIST);
+	g = bpf_map_lookup_elem(&lat_groups, &key);
+	if (!g)
+		__sync_fetch_and_add(&nr_group_full, 1);
+	return g;
+}
+
+static __always_inline void hist_add(struct lat_hist *h, u64 v)
+{
+	u32 b = lat_hist_bucket(v);
+	u64 old;
+	int i;
+
+	if (b >= LAT_HIST_NR)
+		return;
+	__sync_fetch_and_add(&h->bucket[b], 1);
+	__sync_fetch_and_add(&h->sum, v);
+	if (v >> LAT_HIST_MAX_SHIFT)
+		__sync_fetch_and_add(&h->overflow, 1);
+	/* lock-free max: retry a few times if another CPU raced us */
+	for (i = 0; i < 4; i++) {
+		old = READ_ONCE(h->max);
+		if (v <= old || __sync_val_compare_and_swap(&h->max, old, v) == old)
+			break;
+	}
+}
+
+static __always_inline struct task_lat *task_lat(struct task_struct *p)
+{
+	struct task_lat *t;
+
+	t = bpf_task_storage_get(&lat_task, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		__sync_fetch_and_add(&nr_no_storage, 1);
+	return t;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p)
+{
+	struct task_lat *t;
+
+	if (!traced(p))
+		return 0;
+	t = task_lat(p);
+	if (!t)
+		return 0;
+	/* already waiting on a run queue since a preemption: keep that start */
+	if (t->runnable_at && !t->woken)
+		return 0;
+	t->runnable_at = bpf_ktime_get_ns();
+	t->woken = true;
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(lat_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(lat_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	u64 now = bpf_ktime_get_ns();
+	struct lat_group *g;
+	struct task_lat *t;
+
+	/* pid 0 is the idle task: it neither waits nor counts as running */
+	if (BPF_CORE_READ(prev, pid) && traced(prev) && (t = task_lat(prev))) {
+		/* preempted with a sleeping state set still stays on the run queue */
+		bool runnable = preempt || prev_state == TASK_RUNNING_STATE;
+
+		g = group_of(prev);
+		if (g) {
+			if (t->running_at && now > t->running_at)
+				hist_add(&g->burst, now - t->running_at);
+			__sync_fetch_and_add(runnable ? &g->preempt : &g->sleep, 1);
+		}
+		t->running_at = 0;
+		t->runnable_at = runnable ? now : 0;
+		t->woken = false;
+	}
+	if (BPF_CORE_READ(next, pid) && traced(next) && (t = task_lat(next))) {
+		if (t->runnable_at && now >= t->runnable_at) {
+			g = group_of(next);
+			if (g)
+				hist_add(t->woken ? &g->wake : &g->requeue, now - t->runnable_at);
+		}
+		t->runnable_at = 0;
+		t->woken = false;
+		t->running_at = now;
+	}
+	return 0;
+}

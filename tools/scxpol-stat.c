@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * scxpol-stat: show a running policy's stats, read from its stats server
+ * (see <scxpol/stats.h>): a table refreshed every interval with per-second
+ * rates, one JSON snapshot, or the answer to one raw request.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <scxpol/stats.h>
+
+#define SOCK_DIR "/run/scxpol"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: scxpol-stat [--policy NAME | --socket PATH] [--json | --request JSON]\n"
+		   "                   [--interval SECS] [--count N]\n"
+		   "  -p, --policy NAME    the policy's server, " SOCK_DIR "/NAME.sock\n"
+		   "  -s, --socket PATH    the server at PATH\n"
+		   "                       (neither: the only socket in " SOCK_DIR ")\n"
+		   "  -j, --json           print one snapshot as JSON and exit\n"
+		   "  -r, --request JSON   send one request line, print the response\n"
+		   "  -i, --interval SECS  refresh the table every SECS (default 1)\n"
+		   "  -n, --count N        stop after N tables (default: until interrupted)\n");
+}
+
+/* The only *.sock in SOCK_DIR into @buf. */
+static int only_socket(char *buf, size_t len)
+{
+	char names[1024] = "";
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(SOCK_DIR);
+
+	if (!d) {
+		fprintf(stderr, "scxpol-stat: no policy serves stats here (%s: %s); give --policy "
+			"or --socket\n", SOCK_DIR, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 6 || strcmp(de->d_name + l - 5, ".sock"))
+			continue;
+		if (!n++)
+			snprintf(buf, len, SOCK_DIR "/%s", de->d_name);
+		if (strlen(names) + l + 3 < sizeof(names)) {
+			if (names[0])
+				strcat(names, ", ");
+			strncat(names, de->d_name, l - 5);
+		}
+	}
+	closedir(d);
+	if (n == 1)
+		return 0;
+	if (!n)
+		fprintf(stderr, "scxpol-stat: no policy serves stats here (no socket in %s)\n",
+			SOCK_DIR);
+	else
+		fprintf(stderr, "scxpol-stat: %d policies serve stats (%s); pick one with "
+			"--policy\n", n, names);
+	return -1;
+}
+
+static void print_table(const struct scxpol_stats *st, const struct scxpol_stats *prev)
+{
+	double dt = prev ? (double)(st->time_ns - prev->time_ns) / 1e9 : 0;
+	bool rates = prev && dt > 0 && prev->restarts == st->restarts;
+	unsigned int i;
+
+	printf("%s  restarts %u\n", st->policy, st->restarts);
+	printf("%-24s %20s %14s\n", "COUNTER", "TOTAL", "/s");
+	for (i = 0; i < st->nr; i++) {
+		const struct scxpol_stat_value *old = prev ? scxpol_stats_find(prev, st->v[i].name)
+							   : NULL;
+
+		if (rates && old && old->value <= st->v[i].value)
+			printf("%-24s %20llu %14.1f\n", st->v[i].name,
+			       (unsigned long long)st->v[i].value,
+			       (double)(st->v[i].value - old->value) / dt);
+		else
+			printf("%-24s %20llu %14s\n", st->v[i].name,
+			       (unsigned long long)st->v[i].value, "-");
+	}
+	if (st->nr_pools) {
+		printf("\n%-16s %-24s %8s %10s\n", "POOL", "CPUS", "NR_CPUS", "QUEUED");
+		for (i = 0; i < st->nr_pools; i++)
+			printf("%-16s %-24s %8u %10llu\n", st->pools[i].name, st->pools[i].cpus,
+			       st->pools[i].nr_cpus, (unsigned long long)st->pools[i].queued);
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "request", required_argument, NULL, 'r' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *policy = NULL, *sock = NULL, *request = NULL;
+	struct scxpol_stats *st, *prev;
+	char path[256], *end;
+	double interval = 1;
+	long count = -1, n;
+	bool json = false, tty = isatty(STDOUT_FILENO);
+	int c, r;
+
+	/* failures are reported once, below, with the library's message */
+	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
+	while ((c = getopt_long(argc, argv, "p:s:jr:i:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			policy = optarg;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'r':
+			request = optarg;
+			break;
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (errno || *end || !(interval >= 0.1 && interval <= 3600)) {
+				fprintf(stderr, "scxpol-stat: --interval '%s': want 0.1..3600 seconds\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			count = strtol(optarg, &end, 10);
+			if (errno || *end || count < 1) {
+				fprintf(stderr, "scxpol-stat: --count '%s': want a positive number\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || (policy && sock) || (json && request)) {
+		usage(stderr);
+		return 2;
+	}
+	if (sock) {
+		snprintf(path, sizeof(path), "%s", sock);
+	} else if (policy) {
+		if (scxpol_stats_socket_path(policy, path, sizeof(path)) < 0) {
+			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
+			return 2;
+		}
+		if (access(path, F_OK) && errno == ENOENT) {
+			fprintf(stderr, "scxpol-stat: no policy '%s' serves stats (%s does not exist)\n",
+				policy, path);
+			return 1;
+		}
+	} else if (only_socket(path, sizeof(path))) {
+		return 1;
+	}
+
+	if (request) {
+		char resp[1 << 16];
+
+		if (scxpol_stats_request(path, request, resp, sizeof(resp)) < 0) {
+			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
+			return 1;
+		}
+		printf("%s\n", resp);
+		return 0;
+	}
+	st = calloc(2, sizeof(*st));
+	if (!st) {
+		fprintf(stderr, "scxpol-stat: out of memory\n");
+		return 1;
+	}
+	prev = st + 1;
+	for (n = 0; count < 0 || n < count; n++) {
+		if (n) {
+			struct timespec ts = { .tv_sec = (time_t)interval,
+					       .tv_nsec = (long)((interval - (double)(time_t)interval) * 1e9) };
+
+			*prev = *st;
+			nanosleep(&ts, NULL);
+		}
+		r = scxpol_stats_fetch(path, st);
+		if (r) {
+			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
+			free(st);
+			return 1;
+		}
+		if (json) {
+			r = scxpol_stats_json_file(st, stdout);
+			free(st);
+			return r ? 1 : 0;
+		}
+		if (tty)
+			printf("\033[H\033[2J");
+		else if (n)
+			printf("\n");
+		print_table(st, n ? prev : NULL);
+	}
+	free(st);
+	return 0;
+}

@@ -1,0 +1,1013 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * scxpol-workload: a latency-critical request path and CPU-bound background
+ * work competing for the same CPUs (schbench-like, shaped after an ads
+ * serving host).
+ *
+ * Critical process: a dispatcher thread posts requests to sleeping worker
+ * threads, either at a fixed rate (open loop; a request that finds every
+ * worker busy waits in a backlog and its latency counts from when it was
+ * due) or keeping N requests in flight (closed loop). A worker wakes, does a
+ * fixed amount of CPU work, records
+ *   wakeup latency   posted -> worker running   (userspace view)
+ *   request latency  due    -> work done
+ * and sleeps again. Background process: hog threads doing CPU work units in
+ * a loop. The two classes are separate processes so each can be placed in
+ * its own cgroup (cgroup v2 moves whole processes).
+ *
+ * Work is a calibrated number of loop iterations, so a unit is the same
+ * amount of work under every scheduler: calibrate once (--calibrate) and
+ * pass the result (--iters-per-us) to runs that are compared.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include "hist.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define COMM_LEN 16
+#define MAX_THREADS 4096
+#define BACKLOG_CAP 65536
+#define NSEC 1000000000ULL
+
+enum wl_class { WL_WORKER, WL_DISPATCH, WL_HOG, WL_NR_CLASSES };
+/* The processes: the critical one (dispatcher + workers) and the background one. */
+enum wl_side { WL_CRITICAL, WL_BACKGROUND, WL_NR_SIDES };
+
+static const char *const class_opt[WL_NR_CLASSES] = { "--worker-comm", "--dispatch-comm",
+						      "--hog-comm" };
+static const char *const side_opt[WL_NR_SIDES] = { "--worker-cgroup", "--hog-cgroup" };
+
+struct opts {
+	unsigned int workers;
+	unsigned int concurrency; /* closed loop: requests in flight */
+	double rate;              /* open loop: requests/s; 0 = closed loop */
+	double work_us;           /* CPU work per request */
+	unsigned int hogs;
+	double hog_unit_us;       /* CPU work per background unit */
+	double duration;
+	double iters_per_us;      /* 0: calibrate */
+	const char *comm[WL_NR_CLASSES];
+	const char *cgroup[WL_NR_SIDES]; /* below CGROUP_ROOT; NULL: stay */
+	bool calibrate_only;
+};
+
+/* Shared between the two processes (MAP_SHARED). */
+struct shared {
+	_Atomic uint32_t start;    /* futex: 1 once the measurement starts */
+	_Atomic uint32_t stop;     /* 1 once it ends */
+	_Atomic uint32_t ready;    /* threads set up, both processes */
+	_Atomic uint32_t failed;   /* a thread could not set itself up */
+	char error[512];           /* its message */
+	_Atomic uint64_t units[];  /* background units done, per hog */
+};
+
+enum { W_IDLE, W_POSTED, W_STOP };
+
+struct worker {
+	struct wl *wl;
+	unsigned int idx;
+	pthread_t th;
+	_Atomic uint32_t state; /* futex word: W_* */
+	uint64_t due_ns;        /* when the request was due (its latency starts here) */
+	uint64_t post_ns;       /* when the dispatcher woke this worker */
+	uint64_t done;          /* requests completed in the window */
+	struct worker *next_idle;
+	struct lat_hist req, wake;
+};
+
+struct wl {
+	const struct opts *o;
+	struct shared *sh;
+	uint64_t req_iters, hog_iters;
+	pthread_mutex_t lock;   /* idle, backlog, stopping */
+	struct worker *idle;    /* stack of sleeping workers */
+	uint64_t *backlog;      /* due times of requests no worker could take */
+	size_t bl_head, bl_len;
+	uint64_t dropped;       /* backlog full */
+	bool stopping;
+	_Atomic uint32_t completions; /* futex: the closed-loop dispatcher waits here */
+	_Atomic uint32_t disp_waiting;
+	_Atomic int64_t outstanding;
+	uint64_t t0;
+	_Atomic uint64_t t_end; /* UINT64_MAX until the window closes */
+	struct worker *workers;
+};
+
+/*
+ * Classifiers make a thread's class visible to the scheduler. process_init
+ * runs once in each process before its threads exist (they inherit what it
+ * sets), thread_init once in each new thread, request_begin/request_end
+ * around every request a worker serves. comm naming and cgroup placement are
+ * the built-in ones; a hint-based classifier (the library's hint API:
+ * register the thread, publish its class, raise its importance while it
+ * serves a request) is one more entry with its own option, off unless given.
+ */
+struct classifier {
+	const char *name;
+	bool (*enabled)(const struct opts *o);
+	int (*process_init)(const struct opts *o, enum wl_side side, char *err, size_t len);
+	int (*thread_init)(const struct opts *o, enum wl_class cls, unsigned int idx, char *err,
+			   size_t len);
+	void (*request_begin)(struct worker *w);
+	void (*request_end)(struct worker *w);
+};
+
+static int futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
+{
+	return (int)syscall(SYS_futex, uaddr, op, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void futex_wait(_Atomic uint32_t *w, uint32_t val, bool shared)
+{
+	futex(w, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, val, NULL);
+}
+
+/* Wait while *w == val, at most until CLOCK_MONOTONIC @deadline_ns. */
+static void futex_wait_until(_Atomic uint32_t *w, uint32_t val, uint64_t deadline_ns)
+{
+	struct timespec ts = { (time_t)(deadline_ns / NSEC), (long)(deadline_ns % NSEC) };
+
+	futex(w, FUTEX_WAIT_BITSET_PRIVATE, val, &ts);
+}
+
+static void futex_wake(_Atomic uint32_t *w, int n, bool shared)
+{
+	futex(w, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, (uint32_t)n, NULL);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+static volatile uint64_t burn_sink;
+
+/* The unit of CPU work: @iters rounds of xorshift, kept from being optimised out. */
+static void burn(uint64_t iters)
+{
+	uint64_t x = burn_sink | 1, i;
+
+	for (i = 0; i < iters; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	burn_sink = x;
+}
+
+/* Loop iterations per microsecond: the best of 5 rounds of >= 20 ms. */
+static double calibrate(void)
+{
+	double best = 0;
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		uint64_t n = 1000, t, dt;
+
+		for (;;) {
+			t = now_ns();
+			burn(n);
+			dt = now_ns() - t;
+			if (dt >= 20000000ULL)
+				break;
+			n *= 2;
+		}
+		if ((double)n * 1000.0 / (double)dt > best)
+			best = (double)n * 1000.0 / (double)dt;
+	}
+	return best;
+}
+
+/* --- classifiers ----------------------------------------------------------- */
+
+static bool comm_enabled(const struct opts *o)
+{
+	(void)o;
+	return true;
+}
+
+static int comm_thread_init(const struct opts *o, enum wl_class cls, unsigned int idx,
+			    char *err, size_t len)
+{
+	int r;
+
+	(void)idx;
+	r = pthread_setname_np(pthread_self(), o->comm[cls]);
+	if (r)
+		snprintf(err, len, "%s '%s': cannot name the thread: %s", class_opt[cls],
+			 o->comm[cls], strerror(r));
+	return -r;
+}
+
+static bool cgroup_enabled(const struct opts *o)
+{
+	return o->cgroup[WL_CRITICAL] || o->cgroup[WL_BACKGROUND];
+}
+
+/* Create CGROUP_ROOT/@rel (and its parents) and move this process into it. */
+static int cgroup_process_init(const struct opts *o, enum wl_side side, char *err, size_t len)
+{
+	char path[PATH_MAX], pid[32];
+	size_t i = strlen(CGROUP_ROOT);
+	int fd, r = 0;
+	ssize_t n;
+	char c;
+
+	if (!o->cgroup[side])
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", CGROUP_ROOT, o->cgroup[side]);
+	/* mkdir -p, one component at a time */
+	for (i++; ; i++) {
+		if (path[i] != '/' && path[i])
+			continue;
+		c = path[i];
+		path[i] = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			r = -errno;
+			snprintf(err, len, "%s '%s': cannot create %s: %s", side_opt[side],
+				 o->cgroup[side], path, strerror(errno));
+			return r;
+		}
+		path[i] = c;
+		if (!c)
+			break;
+	}
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/cgroup.procs");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, len, "%s '%s': cannot open %s: %s", side_opt[side], o->cgroup[side],
+			 path, strerror(errno));
+		return r;
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	n = write(fd, pid, strlen(pid));
+	if (n < 0) {
+		r = -errno;
+		snprintf(err, len, "%s '%s': cannot move process %s into it: %s", side_opt[side],
+			 o->cgroup[side], pid, strerror(errno));
+	}
+	close(fd);
+	return r;
+}
+
+static const struct classifier classifiers[] = {
+	{ .name = "comm", .enabled = comm_enabled, .thread_init = comm_thread_init },
+	{ .name = "cgroup", .enabled = cgroup_enabled, .process_init = cgroup_process_init },
+};
+
+#define for_each_classifier(c, o)                                                  \
+	for (const struct classifier *c = classifiers;                             \
+	     c < classifiers + sizeof(classifiers) / sizeof(classifiers[0]); c++) \
+		if (c->enabled(o))
+
+static int process_init(const struct opts *o, enum wl_side side)
+{
+	char err[512] = "";
+	int r;
+
+	for_each_classifier(c, o) {
+		if (!c->process_init)
+			continue;
+		r = c->process_init(o, side, err, sizeof(err));
+		if (r) {
+			fprintf(stderr, "scxpol-workload: %s\n", err);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* Set up the calling thread's class; a failure stops the whole run. */
+static void thread_init(const struct opts *o, struct shared *sh, enum wl_class cls,
+			unsigned int idx)
+{
+	char err[512] = "";
+	int r;
+
+	for_each_classifier(c, o) {
+		if (!c->thread_init)
+			continue;
+		r = c->thread_init(o, cls, idx, err, sizeof(err));
+		if (r && !atomic_exchange(&sh->failed, 1))
+			snprintf(sh->error, sizeof(sh->error), "%s", err);
+	}
+	atomic_fetch_add(&sh->ready, 1);
+}
+
+static void request_hooks(struct worker *w, bool begin)
+{
+	for_each_classifier(c, w->wl->o) {
+		if (begin && c->request_begin)
+			c->request_begin(w);
+		else if (!begin && c->request_end)
+			c->request_end(w);
+	}
+}
+
+/* Park until the measurement starts; false if the run was called off. */
+static bool wait_start(struct shared *sh)
+{
+	while (!atomic_load(&sh->start) && !atomic_load(&sh->stop))
+		futex_wait(&sh->start, 0, true);
+	return atomic_load(&sh->start);
+}
+
+/* --- background process ------------------------------------------------------ */
+
+struct hog {
+	const struct opts *o;
+	struct shared *sh;
+	uint64_t iters;
+	unsigned int idx;
+};
+
+static void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+	uint64_t n = 0;
+
+	thread_init(h->o, h->sh, WL_HOG, h->idx);
+	if (!wait_start(h->sh))
+		return NULL;
+	while (!atomic_load_explicit(&h->sh->stop, memory_order_relaxed)) {
+		burn(h->iters);
+		atomic_store_explicit(&h->sh->units[h->idx], ++n, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static int background_main(const struct opts *o, struct shared *sh, uint64_t iters)
+{
+	struct hog *hogs = calloc(o->hogs, sizeof(*hogs));
+	pthread_t *th = calloc(o->hogs, sizeof(*th));
+	unsigned int i, started = 0;
+	int r = 0;
+
+	if (!hogs || !th) {
+		fprintf(stderr, "scxpol-workload: out of memory\n");
+		return 1;
+	}
+	if (process_init(o, WL_BACKGROUND))
+		return 1;
+	for (i = 0; i < o->hogs; i++) {
+		hogs[i] = (struct hog){ .o = o, .sh = sh, .iters = iters, .idx = i };
+		r = pthread_create(&th[i], NULL, hog_main, &hogs[i]);
+		if (r) {
+			fprintf(stderr, "scxpol-workload: cannot start hog thread %u: %s\n", i,
+				strerror(r));
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(hogs);
+	free(th);
+	return r ? 1 : 0;
+}
+
+/* --- critical process -------------------------------------------------------- */
+
+/* Hand a request due at @due to a sleeping worker, or queue it. */
+static void post(struct wl *wl, uint64_t due)
+{
+	struct worker *w;
+
+	pthread_mutex_lock(&wl->lock);
+	if (wl->stopping) {
+		pthread_mutex_unlock(&wl->lock);
+		return;
+	}
+	w = wl->idle;
+	if (!w) {
+		if (wl->bl_len < BACKLOG_CAP)
+			wl->backlog[(wl->bl_head + wl->bl_len++) % BACKLOG_CAP] = due;
+		else
+			wl->dropped++;
+		pthread_mutex_unlock(&wl->lock);
+		return;
+	}
+	wl->idle = w->next_idle;
+	pthread_mutex_unlock(&wl->lock);
+	w->due_ns = due;
+	w->post_ns = now_ns();
+	atomic_store(&w->state, W_POSTED);
+	futex_wake(&w->state, 1, false);
+}
+
+/*
+ * After a request: take the next one from the backlog (true, *due set), or
+ * go idle (false). A worker that finds the run stopping marks itself W_STOP.
+ */
+static bool next_request(struct wl *wl, struct worker *w, uint64_t *due)
+{
+	bool more = false;
+
+	pthread_mutex_lock(&wl->lock);
+	if (wl->stopping) {
+		atomic_store(&w->state, W_STOP);
+	} else if (wl->bl_len) {
+		*due = wl->backlog[wl->bl_head];
+		wl->bl_head = (wl->bl_head + 1) % BACKLOG_CAP;
+		wl->bl_len--;
+		more = true;
+	} else {
+		atomic_store(&w->state, W_IDLE);
+		w->next_idle = wl->idle;
+		wl->idle = w;
+	}
+	pthread_mutex_unlock(&wl->lock);
+	return more;
+}
+
+static void request_done(struct wl *wl)
+{
+	atomic_fetch_sub(&wl->outstanding, 1);
+	atomic_fetch_add(&wl->completions, 1);
+	if (atomic_exchange(&wl->disp_waiting, 0))
+		futex_wake(&wl->completions, 1, false);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct wl *wl = w->wl;
+	uint64_t due, running, done;
+	bool woken, more;
+	uint32_t st;
+
+	thread_init(wl->o, wl->sh, WL_WORKER, w->idx);
+	if (!wait_start(wl->sh))
+		return NULL;
+	for (;;) {
+		st = atomic_load(&w->state);
+		if (st == W_IDLE) {
+			futex_wait(&w->state, W_IDLE, false);
+			continue;
+		}
+		if (st == W_STOP)
+			break;
+		running = now_ns();
+		due = w->due_ns;
+		woken = true;
+		do {
+			request_hooks(w, true);
+			burn(wl->req_iters);
+			request_hooks(w, false);
+			done = now_ns();
+			/* only requests finished inside the window count */
+			if (done <= atomic_load(&wl->t_end)) {
+				lat_hist_add(&w->req, done - due);
+				if (woken)
+					lat_hist_add(&w->wake, running - w->post_ns);
+				w->done++;
+			}
+			/* idle (or on to the backlog) before the dispatcher may post again */
+			more = next_request(wl, w, &due);
+			request_done(wl);
+			woken = false;
+		} while (more);
+	}
+	return NULL;
+}
+
+static void *dispatch_main(void *arg)
+{
+	struct wl *wl = arg;
+	const struct opts *o = wl->o;
+	uint64_t i = 0, due;
+	uint32_t c;
+
+	thread_init(o, wl->sh, WL_DISPATCH, 0);
+	if (!wait_start(wl->sh))
+		return NULL;
+	while (!atomic_load(&wl->sh->stop)) {
+		if (o->rate > 0) {
+			/* open loop: request i is due at t0 + i / rate, late or not */
+			due = wl->t0 + (uint64_t)((double)i * 1e9 / o->rate);
+			if (now_ns() < due) {
+				futex_wait_until(&wl->sh->stop, 0, due);
+				continue;
+			}
+			post(wl, due);
+			i++;
+			continue;
+		}
+		/* closed loop: keep o->concurrency requests in flight */
+		c = atomic_load(&wl->completions);
+		if (atomic_load(&wl->outstanding) >= (int64_t)o->concurrency) {
+			atomic_store(&wl->disp_waiting, 1);
+			if (atomic_load(&wl->outstanding) >= (int64_t)o->concurrency &&
+			    !atomic_load(&wl->sh->stop))
+				futex_wait(&wl->completions, c, false);
+			atomic_store(&wl->disp_waiting, 0);
+			continue;
+		}
+		atomic_fetch_add(&wl->outstanding, 1);
+		post(wl, now_ns());
+	}
+	return NULL;
+}
+
+/* --- the run ------------------------------------------------------------------- */
+
+struct results {
+	double secs;
+	uint64_t requests, units, dropped;
+	struct lat_hist req, wake;
+};
+
+/* Wait until every thread of both processes is set up, or fail. */
+static int wait_ready(struct shared *sh, unsigned int want, pid_t bg)
+{
+	int status, i;
+
+	for (i = 0; i < 30000; i++) {
+		if (atomic_load(&sh->failed)) {
+			fprintf(stderr, "scxpol-workload: %s\n", sh->error);
+			return -EINVAL;
+		}
+		if (atomic_load(&sh->ready) >= want)
+			return 0;
+		if (bg > 0 && waitpid(bg, &status, WNOHANG) == bg) {
+			fprintf(stderr, "scxpol-workload: the background process exited during "
+				"setup (status %d)\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			return -ECHILD;
+		}
+		usleep(1000);
+	}
+	fprintf(stderr, "scxpol-workload: only %u of %u threads started within 30 s\n",
+		atomic_load(&sh->ready), want);
+	return -ETIMEDOUT;
+}
+
+static void stop_critical(struct wl *wl)
+{
+	struct worker *w;
+
+	pthread_mutex_lock(&wl->lock);
+	wl->stopping = true;
+	for (w = wl->idle; w; w = w->next_idle) {
+		atomic_store(&w->state, W_STOP);
+		futex_wake(&w->state, 1, false);
+	}
+	wl->idle = NULL;
+	pthread_mutex_unlock(&wl->lock);
+	futex_wake(&wl->sh->stop, INT_MAX, false);
+	atomic_fetch_add(&wl->completions, 1);
+	futex_wake(&wl->completions, INT_MAX, false);
+}
+
+/* Loop iterations for @us microseconds of work; at least one. */
+static uint64_t iters(double us, double iters_per_us)
+{
+	uint64_t n = (uint64_t)(us * iters_per_us + 0.5);
+
+	return n ? n : 1;
+}
+
+static int run(const struct opts *o, struct results *res)
+{
+	size_t sh_size = sizeof(struct shared) + o->hogs * sizeof(_Atomic uint64_t);
+	unsigned int i, started = 0;
+	struct shared *sh;
+	pthread_t disp;
+	pid_t bg = 0;
+	struct wl wl;
+	int r = 0, status;
+
+	sh = mmap(NULL, sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		fprintf(stderr, "scxpol-workload: mmap: %s\n", strerror(errno));
+		return -errno;
+	}
+	memset(&wl, 0, sizeof(wl));
+	wl.o = o;
+	wl.sh = sh;
+	wl.req_iters = iters(o->work_us, o->iters_per_us);
+	wl.hog_iters = iters(o->hog_unit_us, o->iters_per_us);
+	atomic_store(&wl.t_end, UINT64_MAX);
+
+	/* fork before any thread exists */
+	if (o->hogs) {
+		fflush(NULL);
+		bg = fork();
+		if (bg < 0) {
+			r = -errno;
+			fprintf(stderr, "scxpol-workload: fork: %s\n", strerror(errno));
+			goto out_unmap;
+		}
+		if (bg == 0)
+			_exit(background_main(o, sh, wl.hog_iters));
+	}
+	wl.workers = calloc(o->workers, sizeof(*wl.workers));
+	wl.backlog = calloc(BACKLOG_CAP, sizeof(*wl.backlog));
+	if (!wl.workers || !wl.backlog) {
+		fprintf(stderr, "scxpol-workload: out of memory\n");
+		r = -ENOMEM;
+		goto out_stop;
+	}
+	pthread_mutex_init(&wl.lock, NULL);
+	r = process_init(o, WL_CRITICAL);
+	if (r)
+		goto out_stop;
+	for (i = 0; i < o->workers; i++) {
+		struct worker *w = &wl.workers[i];
+
+		w->wl = &wl;
+		w->idx = i;
+		atomic_store(&w->state, W_IDLE);
+		w->next_idle = wl.idle;
+		wl.idle = w;
+		r = -pthread_create(&w->th, NULL, worker_main, w);
+		if (r) {
+			fprintf(stderr, "scxpol-workload: cannot start worker %u: %s\n", i,
+				strerror(-r));
+			goto out_stop;
+		}
+		started++;
+	}
+	r = -pthread_create(&disp, NULL, dispatch_main, &wl);
+	if (r) {
+		fprintf(stderr, "scxpol-workload: cannot start the dispatcher: %s\n", strerror(-r));
+		goto out_stop;
+	}
+	started++;
+	r = wait_ready(sh, o->workers + 1 + o->hogs, bg);
+	if (r)
+		goto out_stop;
+
+	wl.t0 = now_ns();
+	atomic_store(&sh->start, 1);
+	futex_wake(&sh->start, INT_MAX, true);
+	{
+		uint64_t end = wl.t0 + (uint64_t)(o->duration * 1e9);
+		struct timespec ts = { (time_t)(end / NSEC), (long)(end % NSEC) };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	/* close the window: what is done now counts, nothing after */
+	atomic_store(&wl.t_end, now_ns());
+	for (i = 0; i < o->hogs; i++)
+		res->units += atomic_load(&sh->units[i]);
+	res->secs = (double)(atomic_load(&wl.t_end) - wl.t0) / 1e9;
+
+out_stop:
+	atomic_store(&sh->stop, 1);
+	futex_wake(&sh->start, INT_MAX, true);
+	if (wl.workers) {
+		stop_critical(&wl);
+		if (started > o->workers)
+			pthread_join(disp, NULL);
+		for (i = 0; i < started && i < o->workers; i++)
+			pthread_join(wl.workers[i].th, NULL);
+	}
+	if (bg > 0 && waitpid(bg, &status, 0) == bg && !r &&
+	    (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		fprintf(stderr, "scxpol-workload: the background process failed\n");
+		r = -ECHILD;
+	}
+	if (!r) {
+		for (i = 0; i < o->workers; i++) {
+			res->requests += wl.workers[i].done;
+			lat_hist_merge(&res->req, &wl.workers[i].req);
+			lat_hist_merge(&res->wake, &wl.workers[i].wake);
+		}
+		res->dropped = wl.dropped;
+	}
+	free(wl.workers);
+	free(wl.backlog);
+out_unmap:
+	munmap(sh, sh_size);
+	return r;
+}
+
+/* --- output and options ---------------------------------------------------------- */
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static void print_row(const char *what, const struct lat_summary *s, double secs, bool rate)
+{
+	printf("%-18s %10llu ", what, (unsigned long long)s->count);
+	if (rate)
+		printf("%10.1f", (double)s->count / secs);
+	else
+		printf("%10s", "-");
+	printf(" %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", us(s->mean), us(s->p50), us(s->p90),
+	       us(s->p99), us(s->p999), us(s->max));
+}
+
+static void print_results(const struct opts *o, const struct results *res)
+{
+	struct lat_summary req, wake;
+
+	lat_hist_summarize(&res->req, &req);
+	lat_hist_summarize(&res->wake, &wake);
+	printf("scxpol-workload: %.1f s; %u workers '%s' + dispatcher '%s', ", res->secs,
+	       o->workers, o->comm[WL_WORKER], o->comm[WL_DISPATCH]);
+	if (o->rate > 0)
+		printf("%.1f requests/s", o->rate);
+	else
+		printf("%u in flight", o->concurrency);
+	printf(", %.0f us/request; %u hogs '%s', %.0f us/unit; %.1f iters/us\n", o->work_us,
+	       o->hogs, o->comm[WL_HOG], o->hog_unit_us, o->iters_per_us);
+	printf("%-18s %10s %10s %9s %9s %9s %9s %9s %9s\n", "(times in us)", "count", "per s",
+	       "mean", "p50", "p90", "p99", "p99.9", "max");
+	print_row("request latency", &req, res->secs, true);
+	print_row("wakeup latency", &wake, res->secs, false);
+	printf("%-18s %10llu %10.1f\n", "background units", (unsigned long long)res->units,
+	       (double)res->units / res->secs);
+	if (res->dropped)
+		printf("dropped requests: %llu (backlog of %d full)\n",
+		       (unsigned long long)res->dropped, BACKLOG_CAP);
+
+	printf("{\"duration_s\":%.3f,\"workers\":%u,\"hogs\":%u,\"mode\":\"%s\",\"concurrency\":%u,"
+	       "\"rate\":%.3f,\"work_us\":%.3f,\"hog_unit_us\":%.3f,\"iters_per_us\":%.3f,"
+	       "\"requests\":%llu,\"requests_per_s\":%.3f,\"request_latency\":",
+	       res->secs, o->workers, o->hogs, o->rate > 0 ? "open" : "closed",
+	       o->rate > 0 ? 0 : o->concurrency, o->rate, o->work_us, o->hog_unit_us,
+	       o->iters_per_us, (unsigned long long)res->requests,
+	       (double)res->requests / res->secs);
+	lat_summary_json(stdout, &req);
+	printf(",\"wakeup_latency\":");
+	lat_summary_json(stdout, &wake);
+	printf(",\"bg_units\":%llu,\"bg_units_per_s\":%.3f,\"dropped\":%llu}\n",
+	       (unsigned long long)res->units, (double)res->units / res->secs,
+	       (unsigned long long)res->dropped);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scxpol-workload [--workers N] [--concurrency N | --rate R] [--work-us US]\n"
+		"                       [--hogs M] [--hog-unit-us US] [--duration SECS]\n"
+		"                       [--worker-comm NAME] [--dispatch-comm NAME] [--hog-comm NAME]\n"
+		"                       [--worker-cgroup PATH] [--hog-cgroup PATH]\n"
+		"                       [--iters-per-us X] [--calibrate]\n"
+		"  --workers N          request worker threads (default: one per CPU)\n"
+		"  --concurrency N      closed loop: N requests in flight (default: --workers)\n"
+		"  --rate R             open loop: R requests/s, due at fixed intervals\n"
+		"  --work-us US         CPU work per request (default 100)\n"
+		"  --hogs M             background threads (default: 2 x CPUs - workers)\n"
+		"  --hog-unit-us US     CPU work per background unit (default 1000)\n"
+		"  --duration SECS      measurement window (default 10)\n"
+		"  --worker-comm NAME   thread names (default lc-worker, lc-dispatch, bg-hog)\n"
+		"  --dispatch-comm NAME\n"
+		"  --hog-comm NAME\n"
+		"  --worker-cgroup PATH put the critical process (dispatcher and workers) in\n"
+		"                       cgroup PATH under " CGROUP_ROOT ", created if missing\n"
+		"  --hog-cgroup PATH    the same for the background process\n"
+		"  --iters-per-us X     work loop speed (default: calibrate at start)\n"
+		"  --calibrate          print iters_per_us=X and exit\n"
+		"Prints a table and, last, one JSON line.\n");
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned int lo, unsigned int hi,
+		      unsigned int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || !arg[0] || v < (long)lo || v > (long)hi) {
+		fprintf(stderr, "scxpol-workload: %s '%s': want an integer in %u..%u\n", opt, arg,
+			lo, hi);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || *end || !arg[0] || !(*out >= lo) || !(*out <= hi)) {
+		fprintf(stderr, "scxpol-workload: %s '%s': want a number in %g..%g\n", opt, arg,
+			lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_comm(enum wl_class cls, const char *arg, struct opts *o)
+{
+	if (!arg[0] || strlen(arg) >= COMM_LEN) {
+		fprintf(stderr, "scxpol-workload: %s '%s': want 1..%d characters (the kernel's "
+			"comm limit)\n", class_opt[cls], arg, COMM_LEN - 1);
+		return -EINVAL;
+	}
+	o->comm[cls] = arg;
+	return 0;
+}
+
+/* A cgroup path below CGROUP_ROOT: "a/b" or "/a/b"; no "." or ".." parts. */
+static int parse_cgroup(enum wl_side side, const char *arg, struct opts *o)
+{
+	const char *p = arg, *q;
+
+	while (*p == '/')
+		p++;
+	if (!*p) {
+		fprintf(stderr, "scxpol-workload: %s '%s': want a cgroup below %s\n",
+			side_opt[side], arg, CGROUP_ROOT);
+		return -EINVAL;
+	}
+	for (q = p; *q;) {
+		size_t n = strcspn(q, "/");
+
+		if ((n == 1 && q[0] == '.') || (n == 2 && q[0] == '.' && q[1] == '.')) {
+			fprintf(stderr, "scxpol-workload: %s '%s': '.' and '..' are not allowed\n",
+				side_opt[side], arg);
+			return -EINVAL;
+		}
+		q += n;
+		while (*q == '/')
+			q++;
+	}
+	o->cgroup[side] = p;
+	return 0;
+}
+
+static unsigned int nr_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	return (unsigned int)CPU_COUNT(&set);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "concurrency", required_argument, NULL, 'n' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "work-us", required_argument, NULL, 'u' },
+		{ "hogs", required_argument, NULL, 'H' },
+		{ "hog-unit-us", required_argument, NULL, 'U' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "worker-comm", required_argument, NULL, 'W' },
+		{ "dispatch-comm", required_argument, NULL, 'D' },
+		{ "hog-comm", required_argument, NULL, 'C' },
+		{ "worker-cgroup", required_argument, NULL, 'g' },
+		{ "hog-cgroup", required_argument, NULL, 'G' },
+		{ "iters-per-us", required_argument, NULL, 'i' },
+		{ "calibrate", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool have_conc = false, have_hogs = false;
+	unsigned int cpus = nr_cpus();
+	int c, r = 0;
+
+	o->workers = cpus;
+	o->work_us = 100;
+	o->hog_unit_us = 1000;
+	o->duration = 10;
+	o->comm[WL_WORKER] = "lc-worker";
+	o->comm[WL_DISPATCH] = "lc-dispatch";
+	o->comm[WL_HOG] = "bg-hog";
+	while (!r && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			r = parse_uint("--workers", optarg, 1, MAX_THREADS, &o->workers);
+			break;
+		case 'n':
+			r = parse_uint("--concurrency", optarg, 1, MAX_THREADS, &o->concurrency);
+			have_conc = true;
+			break;
+		case 'r':
+			r = parse_double("--rate", optarg, 0.001, 1e7, &o->rate);
+			break;
+		case 'u':
+			r = parse_double("--work-us", optarg, 0, 1e7, &o->work_us);
+			break;
+		case 'H':
+			r = parse_uint("--hogs", optarg, 0, MAX_THREADS, &o->hogs);
+			have_hogs = true;
+			break;
+		case 'U':
+			r = parse_double("--hog-unit-us", optarg, 1, 1e7, &o->hog_unit_us);
+			break;
+		case 'd':
+			r = parse_double("--duration", optarg, 0.01, 1e6, &o->duration);
+			break;
+		case 'W':
+			r = parse_comm(WL_WORKER, optarg, o);
+			break;
+		case 'D':
+			r = parse_comm(WL_DISPATCH, optarg, o);
+			break;
+		case 'C':
+			r = parse_comm(WL_HOG, optarg, o);
+			break;
+		case 'g':
+			r = parse_cgroup(WL_CRITICAL, optarg, o);
+			break;
+		case 'G':
+			r = parse_cgroup(WL_BACKGROUND, optarg, o);
+			break;
+		case 'i':
+			r = parse_double("--iters-per-us", optarg, 1e-3, 1e9, &o->iters_per_us);
+			break;
+		case 'c':
+			o->calibrate_only = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (r)
+		return r;
+	if (optind < argc) {
+		fprintf(stderr, "scxpol-workload: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (have_conc && o->rate > 0) {
+		fprintf(stderr, "scxpol-workload: --concurrency (closed loop) and --rate (open "
+			"loop) exclude each other\n");
+		return -EINVAL;
+	}
+	if (!have_conc)
+		o->concurrency = o->workers;
+	if (!have_hogs)
+		o->hogs = 2 * cpus > o->workers ? 2 * cpus - o->workers : 0;
+	return 0;
+}
+
+static int cgroup2_check(const struct opts *o)
+{
+	struct statfs sfs;
+
+	if (!cgroup_enabled(o))
+		return 0;
+	if (statfs(CGROUP_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "scxpol-workload: %s: %s is not a cgroup2 mount\n",
+			o->cgroup[WL_CRITICAL] ? side_opt[WL_CRITICAL] : side_opt[WL_BACKGROUND],
+			CGROUP_ROOT);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* static: the background process is forked with it and exits without freeing */
+	static struct results res;
+	struct opts o = { 0 };
+	int r;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (o.calibrate_only) {
+		printf("iters_per_us=%.3f\n", calibrate());
+		return 0;
+	}
+	if (cgroup2_check(&o))
+		return 1;
+	if (!o.iters_per_us)
+		o.iters_per_us = calibrate();
+	r = run(&o, &res);
+	if (!r)
+		print_results(&o, &res);
+	return r ? 1 : 0;
+}
