@@ -20,10 +20,14 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "scxpol/abi/pool.h"
+#include "scxpol/pool.h"
 #include "scxpol/sched.h"
 #include "scxpol/stats.h"
 
 #define STATS_MAP "scxpol_stats"
+/* <scxpol/abi/pool.h>: the pool configuration's section; max_pools 0 = no pools */
+#define POOL_CONF_SECTION ".rodata.scxpol_pool"
 #define SOCK_BASE "/run/scxpol"
 #define CLIENT_TIMEOUT_S 5
 #define MAX_RESPONSE (1U << 20)
@@ -88,6 +92,46 @@ dup:
 	return -EINVAL;
 }
 
+/* Whether the policy in @obj has set its pools up (scxpol_pool_setup()). */
+static bool uses_pools(struct bpf_object *obj)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, POOL_CONF_SECTION);
+	const struct scxpol_pool_conf *conf;
+	size_t sz = 0;
+
+	if (!map)
+		return false;
+	conf = bpf_map__initial_value(map, &sz);
+	return conf && sz == sizeof(*conf) && conf->max_pools;
+}
+
+/* The default pools of a snapshot: what scxpol_pool_read() reports. */
+static int read_pools(struct scxpol_sched *s, struct scxpol_stats_pool *out, unsigned int max,
+		      char *err, size_t len)
+{
+	struct scxpol_pool_stat *ps = calloc(max, sizeof(*ps));
+	unsigned int i;
+	int n;
+
+	_Static_assert(SCXPOL_STAT_NAME_LEN >= SCXPOL_POOL_NAME_LEN, "pool names fit");
+	_Static_assert(SCXPOL_STATS_POOL_CPUS_LEN >= SCXPOL_POOL_CPUS_LEN, "CPU lists fit");
+	if (!ps) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	n = scxpol_pool_read(s, NULL, ps, max, NULL);
+	if (n < 0)
+		snprintf(err, len, "%s", scxpol_last_error());
+	for (i = 0; n > 0 && i < (unsigned int)n && i < max; i++) {
+		snprintf(out[i].name, sizeof(out[i].name), "%s", ps[i].name);
+		snprintf(out[i].cpus, sizeof(out[i].cpus), "%s", ps[i].cpus);
+		out[i].nr_cpus = ps[i].nr_cpus;
+		out[i].queued = ps[i].queued;
+	}
+	free(ps);
+	return n;
+}
+
 /* Read the counters and pools of the locked object @obj; message into @err. */
 static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
 		       const struct scxpol_stats_opts *o, struct scxpol_stats *out, char *err,
@@ -145,14 +189,18 @@ static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
 	out->nr_pools = 0;
 	if (pools) {
 		r = pools(s, out->pools, SCXPOL_STATS_MAX_POOLS, OPTS_GET(o, pools_ctx, NULL));
-		if (r < 0) {
+		if (r < 0)
 			snprintf(err, len, "%s: reading the pools failed: %s", scxpol_sched_name(s),
 				 strerror(-r));
-			return r;
-		}
-		out->nr_pools = (unsigned int)r < SCXPOL_STATS_MAX_POOLS ? (unsigned int)r
-									 : SCXPOL_STATS_MAX_POOLS;
+	} else if (uses_pools(obj)) {
+		r = read_pools(s, out->pools, SCXPOL_STATS_MAX_POOLS, err, len);
+	} else {
+		r = 0;
 	}
+	if (r < 0)
+		return r;
+	out->nr_pools = (unsigned int)r < SCXPOL_STATS_MAX_POOLS ? (unsigned int)r
+								 : SCXPOL_STATS_MAX_POOLS;
 	return 0;
 }
 

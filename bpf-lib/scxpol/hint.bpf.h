@@ -144,6 +144,7 @@ int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hint *h,
  * range of @m; count the fields refused. A global function, against the
  * helpers' rule, because the verifier checks it once: inlined 18 times with
  * three branches each, the resolve loop's paths multiply past its limits.
+ * (Being a definition, this header goes in one .bpf.c of a BPF object.)
  */
 __noinline int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hint *h,
 				 const struct scxpol_hint_meta *m)

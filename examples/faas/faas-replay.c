@@ -64,6 +64,7 @@ static void usage(FILE *f)
 		"  --mt-threads N        threads of an mt body, 2..4 (default 2)\n"
 		"  --io-sleep-ratio N    io bodies sleep N ms per ms of work (default 2)\n"
 		"  --out FILE            per-invocation results (CSV)\n"
+		"  -v                    the library's log messages too\n"
 		"  -h, --help            this text\n"
 		"Prints a summary table and one JSON line. Exit status: 0 when every\n"
 		"invocation completed, 1 on any failure, 2 for bad usage.\n");
@@ -249,7 +250,9 @@ int main(int argc, char **argv)
 	double x;
 	int c, r, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	/* failures come back in scxpol_last_error(), printed below: no log twice */
+	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_TRACE:
 			trace_path = optarg;
@@ -348,6 +351,9 @@ int main(int argc, char **argv)
 		case O_OUT:
 			out_path = optarg;
 			break;
+		case 'v':
+			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -384,6 +390,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "faas-replay: --sink '%s': want none, pinned or pinned:POLICY\n", sink_arg);
 		return 2;
 	}
+	if (strcmp(sink_arg, "none") && !ro.cgroup_root) {
+		fprintf(stderr, "faas-replay: --sink %s needs --cgroup-root: domains are assigned "
+				"per cgroup\n", sink_arg);
+		return 2;
+	}
 
 	if (make_domains((unsigned int)nr_domains, plan_text, capacity, &dom))
 		goto out;
@@ -402,19 +413,12 @@ int main(int argc, char **argv)
 				"missing from %s\n", (unsigned long long)trace->skipped_funcs,
 			(unsigned long long)trace->skipped_inv, durations);
 	if (strcmp(sink_arg, "none")) {
-#ifdef FAAS_HAVE_HINT
 		sink = faas_sink_hint_open(sink_arg[6] ? sink_arg + 7 : "faas", pin_root, err,
 					   sizeof(err));
 		if (!sink) {
 			fprintf(stderr, "faas-replay: %s\n", err);
 			goto out;
 		}
-#else
-		fprintf(stderr, "faas-replay: --sink %s: this build has no hint client (the "
-				"library did not export scxpol_hint_client_open when it was "
-				"configured)\n", sink_arg);
-		goto out;
-#endif
 	}
 	r = faas_calibrate(&ro.body.iters_per_us, err, sizeof(err));
 	if (r) {
@@ -455,9 +459,7 @@ int main(int argc, char **argv)
 	ret = sum.completed == sum.count ? 0 : 1;
 out:
 	faas_replay_free(res);
-#ifdef FAAS_HAVE_HINT
 	faas_sink_hint_close(sink);
-#endif
 	faas_trace_free(trace);
 	free(dom.capacity);
 	return ret;

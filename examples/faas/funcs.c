@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #define MAX_MT_THREADS 4
 
 /* Results of the compute loop land here so the compiler must compute them. */
-static volatile uint64_t work_sink;
+static uint64_t work_sink;
 /* The poll body's "event": nothing sets it, the body stops on its clock. */
 static volatile int poll_flag;
 
@@ -84,7 +85,7 @@ int faas_calibrate(double *iters_per_us, char *err, size_t errlen)
 		/* grow until one run takes >= 10 ms of CPU time */
 		for (;;) {
 			t0 = ts_ns(CLOCK_THREAD_CPUTIME_ID);
-			work_sink = compute(n, work_sink | 1);
+			__atomic_store_n(&work_sink, compute(n, n | 1), __ATOMIC_RELAXED);
 			dt = ts_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 			if (dt >= 10000000 || n >= (1ULL << 40))
 				break;
@@ -117,7 +118,7 @@ int faas_body_check(const struct faas_body_cfg *cfg, char *err, size_t errlen)
 static void work_us(double us, double ipu, struct faas_cpuset *cpus)
 {
 	uint64_t left = (uint64_t)(us * ipu + 0.5), chunk = (uint64_t)(SAMPLE_US * ipu) + 1;
-	uint64_t x = work_sink | 1;
+	uint64_t x = __atomic_load_n(&work_sink, __ATOMIC_RELAXED) | 1;
 
 	faas_cpuset_set(cpus, sched_getcpu());
 	while (left) {
@@ -127,7 +128,7 @@ static void work_us(double us, double ipu, struct faas_cpuset *cpus)
 		left -= n;
 		faas_cpuset_set(cpus, sched_getcpu());
 	}
-	work_sink = x;
+	__atomic_store_n(&work_sink, x, __ATOMIC_RELAXED);
 }
 
 static void sleep_us(uint64_t us)
@@ -249,6 +250,33 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 	return r;
 }
 
+/* Close fds [@first, @last] (close_range() needs Linux 5.9). */
+static void close_fds(unsigned int first, unsigned int last)
+{
+	unsigned int fd;
+
+	if (first > last || !close_range(first, last, 0))
+		return;
+	for (fd = first; fd <= last && fd < 65536; fd++)
+		close((int)fd);
+}
+
+/*
+ * In a body: close every fd above stderr but @a and @b, so no body holds
+ * another body's go pipe (closing it must cancel that body) or the reports'
+ * read end.
+ */
+static void close_others(int a, int b)
+{
+	unsigned int lo = (unsigned int)(a < b ? a : b), hi = (unsigned int)(a < b ? b : a);
+
+	if (lo > 3)
+		close_fds(3, lo - 1);
+	if (hi > lo + 1)
+		close_fds(lo + 1 > 3 ? lo + 1 : 3, hi - 1);
+	close_fds(hi + 1 > 3 ? hi + 1 : 3, ~0U);
+}
+
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,
 		      size_t errlen)
@@ -277,7 +305,9 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	}
 
 	/* child: nothing runs before the parent says go */
-	close(go[1]);
+	signal(SIGINT, SIG_DFL); /* the replay's handlers are not the body's */
+	signal(SIGTERM, SIG_DFL);
+	close_others(go[0], report_fd);
 	do
 		n = read(go[0], &c, 1);
 	while (n < 0 && errno == EINTR);

@@ -15,10 +15,13 @@
 
 #include "replay.h"
 
-#define POLL_MAX_MS 10 /* bounds how late an exited body is reaped */
+#define POLL_MAX_MS 10		   /* bounds how late an exited body is reaped */
+#define PREPARE_AHEAD_NS 250000000ULL /* prepare bodies this long before arrival */
+#define PREPARE_MAX 64		   /* ... but no more than this many at once */
 
 struct inv_state {
 	pid_t pid;
+	int go_fd;	  /* prepared and waiting: write a byte to start */
 	int status;	  /* from waitpid */
 	bool granted;	  /* holds an IAT grant */
 	bool cgroup;	  /* its cgroup exists */
@@ -31,8 +34,12 @@ struct run {
 	struct faas_replay *r;
 	struct faas_iat *iat;
 	struct inv_state *st;
-	uint64_t *flight; /* ids spawned and not yet reaped */
+	uint64_t *flight;    /* ids forked and not yet reaped */
 	size_t nr_flight;
+	uint64_t next;	     /* next invocation to start */
+	uint64_t next_prep;  /* ... to prepare: [next, next_prep) wait for go */
+	uint64_t *rm;	     /* reaped invocations whose cgroup is still there */
+	size_t nr_rm;
 	uint64_t t0;
 	int rep_fd[2];
 	char *err;
@@ -108,21 +115,20 @@ static const char *func_name(const struct run *R, uint64_t id)
 	return R->o->trace->funcs[R->o->trace->inv[id].func].name;
 }
 
-static int launch(struct run *R, uint64_t id)
+/*
+ * The part of starting an invocation that does not depend on when it
+ * arrives (a serverless platform's prewarmed container): its cgroup, and
+ * its body forked, moved into the cgroup, waiting for go.
+ */
+static int prepare(struct run *R, uint64_t id)
 {
 	const struct faas_invocation *inv = &R->o->trace->inv[id];
-	const struct faas_sink *sink = R->o->sink;
 	struct faas_inv_result *res = &R->r->res[id];
 	struct inv_state *st = &R->st[id];
 	char path[4096], name[32];
-	unsigned int cpus = inv->kind == FAAS_KIND_MT ? R->o->body.mt_threads : 1;
-	int r, go_fd;
 	pid_t pid;
+	int r;
 
-	r = faas_iat_assign(R->iat, id, inv->func, res->arrival_ns / 1000, cpus, &res->domain);
-	if (r)
-		return fail(R, -r, "%s", faas_iat_error(R->iat));
-	st->granted = true;
 	if (R->o->cgroup_root) {
 		snprintf(name, sizeof(name), "inv-%llu", (unsigned long long)id);
 		r = faas_cgroup_create(R->o->cgroup_root, name, path, sizeof(path), &res->cgroup_id,
@@ -131,33 +137,52 @@ static int launch(struct run *R, uint64_t id)
 			return r;
 		st->cgroup = true;
 	}
-	pid = faas_body_spawn(id, inv->kind, inv->duration_us, &R->o->body, R->rep_fd[1], &go_fd,
-			      R->err, R->errlen);
+	pid = faas_body_spawn(id, inv->kind, inv->duration_us, &R->o->body, R->rep_fd[1],
+			      &st->go_fd, R->err, R->errlen);
 	if (pid < 0)
 		return (int)pid;
 	st->pid = pid;
 	R->flight[R->nr_flight++] = id;
-	/* from here on, closing go_fd without writing makes the child exit unrun */
-	if (R->o->cgroup_root) {
-		r = faas_cgroup_move(path, pid, R->err, R->errlen);
+	R->next_prep = id + 1;
+	if (R->o->cgroup_root)
+		return faas_cgroup_move(path, pid, R->err, R->errlen);
+	return 0;
+}
+
+/* Invocation @id arrives: pick its domain, tell the sink, release the body. */
+static int start(struct run *R, uint64_t id)
+{
+	const struct faas_invocation *inv = &R->o->trace->inv[id];
+	const struct faas_sink *sink = R->o->sink;
+	struct faas_inv_result *res = &R->r->res[id];
+	struct inv_state *st = &R->st[id];
+	unsigned int cpus = inv->kind == FAAS_KIND_MT ? R->o->body.mt_threads : 1;
+	int r;
+
+	if (id == R->next_prep) {
+		r = prepare(R, id);
 		if (r)
-			goto out;
+			return r;
 	}
+	r = faas_iat_assign(R->iat, id, inv->func, res->arrival_ns / 1000, cpus, &res->domain);
+	if (r)
+		return fail(R, -r, "%s", faas_iat_error(R->iat));
+	st->granted = true;
 	if (sink && sink->assign && res->domain >= 0) {
 		r = sink->assign(sink->ctx, res->cgroup_id, res->domain);
-		if (r) {
-			r = fail(R, -r, "sink '%s': assigning cgroup %llu (invocation %llu) to domain %d: %s",
-			     sink->name, (unsigned long long)res->cgroup_id, (unsigned long long)id,
-			     res->domain, sink_error(sink, r));
-			goto out;
-		}
+		if (r)
+			return fail(R, -r, "sink '%s': assigning cgroup %llu (invocation %llu) to "
+				    "domain %d: %s", sink->name, (unsigned long long)res->cgroup_id,
+				    (unsigned long long)id, res->domain, sink_error(sink, r));
 		st->hinted = true;
 	}
-	if (write(go_fd, "g", 1) != 1)
+	res->released_ns = faas_now_ns() - R->t0;
+	if (write(st->go_fd, "g", 1) != 1)
 		r = fail(R, errno, "invocation %llu: cannot start its body: %s",
 			 (unsigned long long)id, strerror(errno));
-out:
-	close(go_fd);
+	close(st->go_fd);
+	st->go_fd = -1;
+	R->next = id + 1;
 	return r;
 }
 
@@ -248,7 +273,7 @@ static void describe_status(int status, char *buf, size_t len)
 /* Reap exited bodies, then finish those that are both reported and reaped. */
 static int reap(struct run *R)
 {
-	char path[4096], how[64];
+	char how[64];
 	size_t i;
 	pid_t pid;
 	int status, r;
@@ -286,13 +311,8 @@ static int reap(struct run *R)
 				    st->reported ? "did not exit cleanly" : "ended without a report",
 				    how);
 		}
-		if (st->cgroup) {
-			cgroup_path(R, id, path, sizeof(path));
-			r = faas_cgroup_remove(path, R->err, R->errlen);
-			if (r)
-				return r;
-			st->cgroup = false;
-		}
+		if (st->cgroup)
+			R->rm[R->nr_rm++] = id; /* removed when the replay has time */
 		R->r->res[id].done = true;
 		R->r->completed++;
 		R->flight[i] = R->flight[--R->nr_flight];
@@ -307,9 +327,15 @@ static void abort_all(struct run *R)
 	uint64_t id;
 	size_t i;
 
-	for (i = 0; i < R->nr_flight; i++)
-		if (!R->st[R->flight[i]].exited)
-			kill(R->st[R->flight[i]].pid, SIGKILL);
+	for (i = 0; i < R->nr_flight; i++) {
+		struct inv_state *st = &R->st[R->flight[i]];
+
+		if (st->go_fd >= 0)
+			close(st->go_fd);
+		st->go_fd = -1;
+		if (!st->exited)
+			kill(st->pid, SIGKILL);
+	}
 	for (i = 0; i < R->nr_flight; i++)
 		if (!R->st[R->flight[i]].exited)
 			waitpid(R->st[R->flight[i]].pid, NULL, 0);
@@ -324,6 +350,33 @@ static void abort_all(struct run *R)
 		}
 	}
 	R->nr_flight = 0;
+	R->nr_rm = 0;
+}
+
+/*
+ * Work that can wait for a quiet moment, one piece per call so arrivals
+ * are not delayed by more than one: prepare the next body, or remove a
+ * finished invocation's cgroup. Returns 1 if it did something.
+ */
+static int background(struct run *R, uint64_t now, int *r)
+{
+	char path[4096];
+	uint64_t id;
+
+	if (R->next_prep < R->r->nr && R->next_prep - R->next < PREPARE_MAX &&
+	    R->r->res[R->next_prep].arrival_ns <= now + PREPARE_AHEAD_NS) {
+		*r = prepare(R, R->next_prep);
+		return 1;
+	}
+	if (R->nr_rm) {
+		id = R->rm[--R->nr_rm];
+		cgroup_path(R, id, path, sizeof(path));
+		*r = faas_cgroup_remove(path, R->err, R->errlen);
+		if (!*r)
+			R->st[id].cgroup = false;
+		return 1;
+	}
+	return 0;
 }
 
 static void core_reuse(struct faas_replay *r)
@@ -378,7 +431,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	struct run R = { .o = o, .err = err, .errlen = errlen, .rep_fd = { -1, -1 } };
 	struct faas_cpu_stat s0, s1;
 	bool made_root = false;
-	uint64_t next = 0, i;
+	uint64_t i;
 	int r;
 
 	*out = NULL;
@@ -389,11 +442,12 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	if (!R.iat)
 		return -EINVAL;
 	R.r = calloc(1, sizeof(*R.r));
-	R.st = R.r ? calloc(o->trace->nr_inv, sizeof(*R.st)) : NULL;
-	R.flight = R.st ? calloc(o->trace->nr_inv, sizeof(*R.flight)) : NULL;
+	R.st = calloc(o->trace->nr_inv, sizeof(*R.st));
+	R.flight = calloc(o->trace->nr_inv, sizeof(*R.flight));
+	R.rm = calloc(o->trace->nr_inv, sizeof(*R.rm));
 	if (R.r)
 		R.r->res = calloc(o->trace->nr_inv, sizeof(*R.r->res));
-	if (!R.flight || !R.r->res) {
+	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm) {
 		r = fail(&R, ENOMEM, "out of memory for %llu invocations",
 			 (unsigned long long)o->trace->nr_inv);
 		goto out;
@@ -412,6 +466,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		R.r->res[i].arrival_ns = (uint64_t)ns;
 		R.r->res[i].domain = FAAS_DOMAIN_SHARED;
 		R.r->res[i].first_cpu = -1;
+		R.st[i].go_fd = -1;
 	}
 	if (pipe2(R.rep_fd, O_CLOEXEC | O_NONBLOCK)) {
 		r = fail(&R, errno, "pipe: %s", strerror(errno));
@@ -435,38 +490,46 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	if (r)
 		goto out;
 
+	/* prewarm the first bodies before time 0, as later ones are before their arrival */
+	while (!r && background(&R, 0, &r))
+		;
+	if (r) {
+		abort_all(&R);
+		goto out;
+	}
 	R.t0 = faas_now_ns();
 	R.r->t0_ns = R.t0;
 	while (R.r->completed < R.r->nr) {
 		struct pollfd pfd = { .fd = R.rep_fd[0], .events = POLLIN };
-		uint64_t now = faas_now_ns() - R.t0;
-		int timeout = POLL_MAX_MS;
+		uint64_t now = faas_now_ns() - R.t0, wake = now + POLL_MAX_MS * 1000000ULL;
+		int timeout;
 
 		if (o->stop && *o->stop) {
 			r = fail(&R, EINTR, "interrupted after %llu of %llu invocations",
 				 (unsigned long long)R.r->completed, (unsigned long long)R.r->nr);
 			break;
 		}
-		for (; next < R.r->nr && R.r->res[next].arrival_ns <= now; next++) {
-			r = launch(&R, next);
-			if (r)
-				break;
-		}
+		/* arrivals first: everything else can wait */
+		while (!r && R.next < R.r->nr && R.r->res[R.next].arrival_ns <= now)
+			r = start(&R, R.next);
+		if (!r)
+			r = reap(&R);
+		if (!r && background(&R, now, &r))
+			wake = now; /* there may be more: look again at once */
 		if (r)
 			break;
-		if (next < R.r->nr) {
-			uint64_t wait_ns = R.r->res[next].arrival_ns - now;
-
-			if (wait_ns < (uint64_t)POLL_MAX_MS * 1000000)
-				timeout = (int)((wait_ns + 999999) / 1000000);
-		}
+		if (R.next < R.r->nr && R.r->res[R.next].arrival_ns < wake)
+			wake = R.r->res[R.next].arrival_ns;
+		if (R.next_prep < R.r->nr && R.next_prep - R.next < PREPARE_MAX &&
+		    R.r->res[R.next_prep].arrival_ns < wake + PREPARE_AHEAD_NS)
+			wake = R.r->res[R.next_prep].arrival_ns > PREPARE_AHEAD_NS + now
+				       ? R.r->res[R.next_prep].arrival_ns - PREPARE_AHEAD_NS
+				       : now;
+		timeout = (int)((wake - now + 999999) / 1000000);
 		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
 			r = fail(&R, errno, "poll: %s", strerror(errno));
 			break;
 		}
-		r = reap(&R);
-		if (r)
-			break;
 	}
 	R.r->run_ns = faas_now_ns() - R.t0;
 	if (r) {
@@ -474,6 +537,8 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		goto out;
 	}
 	r = faas_cpu_stat_read(stat_path, &s1, err, errlen);
+	while (!r && R.nr_rm)
+		background(&R, 0, &r); /* the cgroups left to remove */
 	if (r)
 		goto out;
 	if (s1.total > s0.total)
@@ -491,6 +556,7 @@ out:
 	faas_iat_free(R.iat);
 	free(R.st);
 	free(R.flight);
+	free(R.rm);
 	if (r) {
 		faas_replay_free(R.r);
 		return r;
@@ -546,8 +612,8 @@ int faas_replay_write_csv(const struct faas_replay *r, FILE *f)
 
 	if (!tmp)
 		return -ENOMEM;
-	fprintf(f, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,start_ms,end_ms,e2e_ms,"
-		   "worker_ms,first_cpu,cpus,core_reuse\n");
+	fprintf(f, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,released_ms,start_ms,"
+		   "end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse\n");
 	for (i = 0; i < r->nr; i++) {
 		const struct faas_inv_result *x = &r->res[i];
 		const struct faas_invocation *inv = &r->trace->inv[i];
@@ -558,10 +624,10 @@ int faas_replay_write_csv(const struct faas_replay *r, FILE *f)
 			scxpol_cpuset_free(tmp);
 			return -ENOSPC;
 		}
-		fprintf(f, "%llu,%s,%s,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s,%s\n",
+		fprintf(f, "%llu,%s,%s,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s,%s\n",
 			(unsigned long long)i, r->trace->funcs[inv->func].name, faas_kind_name(inv->kind),
 			x->domain, (unsigned long long)x->cgroup_id, x->cgroup ? x->cgroup : "",
-			ms(x->arrival_ns), ms(x->start_ns), ms(x->end_ns), ms(x->end_ns - x->arrival_ns),
+			ms(x->arrival_ns), ms(x->released_ns), ms(x->start_ns), ms(x->end_ns), ms(x->end_ns - x->arrival_ns),
 			ms(x->end_ns - x->start_ns), x->first_cpu, cpus,
 			x->reuse < 0 ? "-" : x->reuse ? "1" : "0");
 	}

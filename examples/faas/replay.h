@@ -6,24 +6,29 @@
  * what happened.
  *
  * Per invocation, in order:
- *   1. faas_iat_assign() picks a domain (or the shared queue) from the
- *      scheduled arrival; IATs are on the replay's clock.
- *   2. the cgroup <cgroup_root>/inv-<id> is created (with a cgroup root).
- *   3. the body is forked, blocked (funcs.h), and moved into the cgroup.
- *   4. sink->assign(cgroup id, domain), for a domain >= 0 only: an
+ *   1. prewarm, up to 250 ms before its arrival (and at most 64 ahead; the
+ *      first ones before time 0), like a platform's warm container: the
+ *      cgroup <cgroup_root>/inv-<id> is created (with a cgroup root), the
+ *      body is forked, blocked (funcs.h), and moved into the cgroup.
+ *   2. at its arrival, faas_iat_assign() picks a domain (or the shared
+ *      queue) from the scheduled arrival; IATs are on the replay's clock.
+ *   3. sink->assign(cgroup id, domain), for a domain >= 0 only: an
  *      invocation on the shared queue has no hint, which is what sends its
  *      tasks to the shared queue.
- *   5. the body is released and runs.
- * On completion (its report read and its process reaped): the domain is
- * released, sink->clear(cgroup id) if assign was called, the cgroup is
- * removed. Any failure (a body that crashed or failed, a sink error, a
+ *   4. the body is released and runs.
+ * On completion (its report read): the domain is released and
+ * sink->clear(cgroup id) called if assign was; once its process is reaped
+ * it counts as completed, and its cgroup is removed when the replay has
+ * nothing more urgent to do (arrivals come first). Any failure (a body that crashed or failed, a sink error, a
  * cgroup that cannot be created) stops the replay: remaining bodies are
  * killed, their cgroups removed, and faas_replay_run() fails. A replay that
  * returns 0 completed every invocation.
  *
  * Measurements (times relative to the replay's start):
- *   arrival  the scheduled arrival; start: the body's first instruction
- *   after release; end: when the body finished.
+ *   arrival: the scheduled arrival; released: when the replay let the
+ *   body run (released - arrival is the replay's own lag); start: the
+ *   body's first instruction after release (start - released is its wakeup
+ *   latency); end: when the body finished.
  *   e2e latency = end - arrival; worker duration = end - start.
  *   core reuse: the invocation's first CPU is one its function's previous
  *   invocation (by arrival) ran on; undefined for a function's first.
@@ -63,8 +68,7 @@ struct faas_sink {
  * faas_sink_hint_open - the "pinned" sink: assignments become cgroup hints
  * {.pool = domain, .flags = SCXPOL_HINT_F_POOL} through the library's hint
  * client, on the maps policy @policy pinned (under @pin_root; NULL: the
- * library's default). NULL with the reason in @err. Defined in
- * sink_hint.c, built when the library has the hint client.
+ * library's default). NULL with the reason in @err. (sink_hint.c)
  */
 struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root, char *err,
 				      size_t errlen);
@@ -92,6 +96,7 @@ struct faas_inv_result {
 	uint64_t cgroup_id;  /* 0 without a cgroup root */
 	char *cgroup;	     /* the cgroup the body reported being in */
 	uint64_t arrival_ns; /* scheduled */
+	uint64_t released_ns; /* the replay let the body run */
 	uint64_t start_ns;
 	uint64_t end_ns;
 	int first_cpu;
@@ -136,9 +141,9 @@ void faas_replay_free(struct faas_replay *r);
 
 /*
  * faas_replay_write_csv - one row per invocation: id, function, kind,
- * domain (-1: shared queue), cgroup_id, cgroup, arrival_ms, start_ms,
- * end_ms, e2e_ms, worker_ms, first_cpu, cpus (a CPU list with ';' between
- * ranges), core_reuse (1, 0, or "-"). Returns 0 or -EIO.
+ * domain (-1: shared queue), cgroup_id, cgroup, arrival_ms, released_ms,
+ * start_ms, end_ms, e2e_ms, worker_ms, first_cpu, cpus (a CPU list with ';'
+ * between ranges), core_reuse (1, 0, or "-"). Returns 0 or -EIO.
  */
 int faas_replay_write_csv(const struct faas_replay *r, FILE *f);
 

@@ -36,7 +36,10 @@
  *     depend on which other functions were kept.
  * Only functions with at least one invocation in the minute range are kept;
  * they need a durations row (missing: error naming it, or skipped and
- * counted with skip_missing).
+ * counted with skip_missing). Also errors: minute columns other than
+ * exactly "1".."K" (K <= 1440), counts that are not whole numbers, a
+ * function listed twice in either file, percentiles that decrease, and an
+ * expansion past max_inv invocations (the message says where).
  */
 #ifndef FAAS_TRACE_H
 #define FAAS_TRACE_H
@@ -73,7 +76,7 @@ struct faas_invocation {
 struct faas_trace {
 	struct faas_func *funcs;
 	uint32_t nr_funcs;
-	struct faas_invocation *inv; /* sorted by arrival, then function, then file order */
+	struct faas_invocation *inv; /* sorted by arrival; ties in file order */
 	uint64_t nr_inv;
 	uint64_t skipped_funcs;	     /* azure skip_missing: functions left out */
 	uint64_t skipped_inv;	     /* ... and their invocations */

@@ -85,7 +85,11 @@ struct scxpol_stats_opts {
 	 */
 	const char *const *user_names;
 	unsigned int nr_user;
-	/* Pool sizes and queue depths for the snapshot; NULL: no pools. */
+	/*
+	 * Pool sizes and queue depths for the snapshot. NULL: what
+	 * scxpol_pool_read() reports when the policy has set pools up
+	 * (<scxpol/pool.h>), else none.
+	 */
 	scxpol_stats_pools_fn pools;
 	void *pools_ctx;
 };
@@ -93,7 +97,8 @@ struct scxpol_stats_opts {
 /*
  * scxpol_stats_read - snapshot @s's counters (each summed over the CPUs)
  * into @out: the library's counters, in enum scxpol_stat order, then the
- * named user counters, then the pools. -ENODATA when no object is loaded;
+ * named user counters, then the pools (see scxpol_stats_opts.pools).
+ * -ENODATA when no object is loaded;
  * -ENOENT when the policy lacks the scxpol_stats map (include
  * <scxpol/stats.bpf.h>); -EINVAL for bad user names.
  */

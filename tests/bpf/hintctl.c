@@ -3,7 +3,7 @@
  * hintctl: drive the hint client from tests.
  *
  *   hintctl [-P POLICY] [-R PIN_ROOT] CMD ...
- *   set tid|tgid|cgroup ID|PATH [pool=N] [class=N] [importance=N]
+ *   set tid|tgid|cgroup ID|PATH[,...] [pool=N] [class=N] [importance=N]
  *   get tid|tgid|cgroup ID|PATH        prints pool= class= importance= flags=
  *   clear tid|tgid|cgroup ID|PATH
  *   set-cgroups DIR FIELD=N...         hint every cgroup directly below DIR
@@ -80,7 +80,7 @@ static int parse_fields(int argc, char **argv, struct scxpol_hint *h)
 }
 
 /* set/get/clear on tid|tgid|cgroup TARGET */
-static int target_op(const char *op, const char *kind, const char *target, struct scxpol_hint *h)
+static int target_op1(const char *op, const char *kind, const char *target, struct scxpol_hint *h)
 {
 	bool path = target[0] == '/';
 	long long id = path ? 0 : strtoll(target, NULL, 0);
@@ -111,6 +111,20 @@ static int target_op(const char *op, const char *kind, const char *target, struc
 	if (!strcmp(op, "get"))
 		printf("pool=%d class=%u importance=%u flags=%u\n", h->pool, h->class, h->importance,
 		       h->flags);
+	return 0;
+}
+
+/* TARGETS may be a comma-separated list: one process for many hints */
+static int target_op(const char *op, const char *kind, char *targets, struct scxpol_hint *h)
+{
+	char *save = NULL, *t;
+	int r;
+
+	for (t = strtok_r(targets, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		r = target_op1(op, kind, t, h);
+		if (r)
+			return r;
+	}
 	return 0;
 }
 
@@ -196,20 +210,22 @@ static int slots(const char *sock, int wakeups, int argc, char **argv)
 }
 
 struct race_arg {
-	pthread_barrier_t *bar;
+	pthread_barrier_t *start, *done;
 	struct scxpol_hint_thread *t;
-	int err;
+	volatile int tried;
 };
 
 static void *race_thread(void *p)
 {
 	struct race_arg *a = p;
 
-	pthread_barrier_wait(a->bar);
+	pthread_barrier_wait(a->start);
 	a->t = scxpol_hint_thread_register(client);
-	a->err = a->t ? 0 : errno;
-	/* stay alive until every thread has registered, so no tid is reused */
-	pthread_barrier_wait(a->bar);
+	if (!a->t)
+		fprintf(stderr, "hintctl: register: %s\n", scxpol_last_error());
+	a->tried = 1;
+	/* alive until counted and unregistered: a dead thread's slot is freed */
+	pthread_barrier_wait(a->done);
 	return NULL;
 }
 
@@ -217,38 +233,48 @@ static int race(int n)
 {
 	struct race_arg *a = calloc((size_t)n, sizeof(*a));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
-	pthread_barrier_t bar;
+	pthread_barrier_t start, done;
 	struct scxpol_hint_counts cnt;
-	int i, ok = 0, dup = 0;
+	int i, ok = 0, fails = 0, tried;
 
-	pthread_barrier_init(&bar, NULL, (unsigned int)n);
+	pthread_barrier_init(&start, NULL, (unsigned int)n);
+	pthread_barrier_init(&done, NULL, (unsigned int)n + 1);
 	for (i = 0; i < n; i++) {
-		a[i].bar = &bar;
+		a[i].start = &start;
+		a[i].done = &done;
 		pthread_create(&th[i], NULL, race_thread, &a[i]);
 	}
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
+	do {
+		usleep(10000);
+		for (i = 0, tried = 0; i < n; i++)
+			tried += a[i].tried;
+	} while (tried < n);
 	if (scxpol_hint_count(client, &cnt))
 		return die("count");
 	for (i = 0; i < n; i++)
 		ok += a[i].t != NULL;
 	printf("registered=%d threads=%u\n", ok, cnt.threads);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (a[i].t && scxpol_hint_thread_unregister(a[i].t))
-			dup++;
-	}
-	printf("unregister_failures=%d\n", dup);
+			fails++;
+	printf("unregister_failures=%d\n", fails);
+	pthread_barrier_wait(&done);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
 	free(a);
 	free(th);
 	return 0;
 }
 
+/* Registers and exits without unregistering, as a crashing thread would. */
 static void *exit_thread(void *p)
 {
+	struct scxpol_hint_thread *t = scxpol_hint_thread_register(client);
+
 	(void)p;
-	if (!scxpol_hint_thread_register(client))
+	if (!t)
 		fprintf(stderr, "hintctl: register: %s\n", scxpol_last_error());
-	return NULL;
+	return t;
 }
 
 int main(int argc, char **argv)
@@ -323,10 +349,13 @@ int main(int argc, char **argv)
 		r = race(atoi(argv[1]));
 	} else if (!strcmp(argv[0], "exit-registered")) {
 		pthread_t th;
+		void *t;
 
 		pthread_create(&th, NULL, exit_thread, NULL);
-		pthread_join(th, NULL);
-		r = 0;
+		pthread_join(th, &t);
+		r = t ? 0 : 1;
+		/* the handle only: the slot is left for the policy to free */
+		free(t);
 	} else {
 		fprintf(stderr, "hintctl: unknown command or arguments: %s\n", argv[0]);
 		r = 2;

@@ -7,12 +7,15 @@
  * task shares one vtime-ordered queue. Each enqueue of a task with a
  * non-zero importance counts SCXPOL_STAT_IMPORTANT and adds the importance
  * to the user counter "importance_sum". Pool hints are checked against the
- * limits but do not change placement.
+ * limits but do not change placement; the loader may publish a pool plan
+ * (--pool-plan), which only the stats report. On request (SIGUSR1 to the loader) it
+ * asks the library to restart it, as the kernel does after CPU hotplug.
  */
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
 #include <scxpol/dsq.bpf.h>
 #include <scxpol/hint.bpf.h>
+#include <scxpol/pool.bpf.h>
 #include <scxpol/sched.bpf.h>
 #include <scxpol/stats.bpf.h>
 #include <scxpol/vtime.bpf.h>
@@ -26,6 +29,8 @@ enum { U_IMPORTANCE_SUM, U_CLASS_PLACED };
 
 const volatile u64 slice_ns = 5000000;
 const volatile u32 nr_cpus = 1;
+/* set by the loader on SIGUSR1: ask for a restart, as a CPU hotplug does */
+volatile u32 restart_req;
 
 static struct scxpol_vclock vclock;
 
@@ -74,6 +79,10 @@ void SCXPOL_OPS(hintpol_enqueue, struct task_struct *p, u64 enq_flags)
 
 void SCXPOL_OPS(hintpol_dispatch, s32 cpu, struct task_struct *prev)
 {
+	if (restart_req) {
+		restart_req = 0;
+		scxpol_exit(SCXPOL_ECODE_ACT_RESTART, "restart requested by the loader");
+	}
 	if (cpu >= 0 && cpu < HINTPOL_MAX_CPUS && scxpol_dsq_move_to_local(SCXPOL_DSQ_CPU(cpu)))
 		scxpol_stat_inc(SCXPOL_STAT_DISPATCH_POOL);
 	else if (scxpol_dsq_move_to_local(SCXPOL_DSQ_SHARED))
@@ -117,7 +126,8 @@ s32 SCXPOL_OPS_SLEEPABLE(hintpol_init)
 	u32 i;
 	s32 r;
 
-	r = scxpol_dsq_create(SCXPOL_DSQ_SHARED, -1);
+	/* the shared queue, and the pools' queues if the loader set pools up */
+	r = scxpol_pool_init(&vclock);
 	for (i = 0; !r && i < nr_cpus && i < HINTPOL_MAX_CPUS; i++)
 		r = scxpol_dsq_create(SCXPOL_DSQ_CPU(i), -1);
 	return r;

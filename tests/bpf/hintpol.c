@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,10 @@
 #include <bpf/libbpf.h>
 
 #include <scxpol/hint.h>
+#include <scxpol/pool.h>
 #include <scxpol/skel.h>
 #include <scxpol/stats.h>
+#include <scxpol/topology.h>
 
 #include "hintpol.bpf.skel.h"
 
@@ -25,6 +28,7 @@ static const char *const user_names[] = { "importance_sum", "class_placed" };
 struct opts {
 	struct scxpol_hint_limits lim;
 	unsigned int nr_cpus;
+	struct scxpol_pool_plan *plan; /* --pool-plan, or NULL */
 };
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
@@ -33,6 +37,12 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	struct opts *o = ctx;
 
 	h->rodata->nr_cpus = o->nr_cpus;
+	if (o->plan) {
+		int r = scxpol_pool_setup(s, scxpol_pool_plan_nr_pools(o->plan));
+
+		if (r)
+			return r;
+	}
 	return scxpol_hint_setup(s, &o->lim);
 }
 
@@ -42,10 +52,15 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	SCXPOL_OPTS(scxpol_hint_client_opts, co, .pin_root = scxpol_sched_pin_root(s));
 	struct scxpol_hint_client *c;
 	struct scxpol_hint_counts n;
+	struct opts *o = ctx;
 	int r;
 
 	(void)skel;
-	(void)ctx;
+	if (o->plan) {
+		r = scxpol_pool_publish(s, o->plan);
+		if (r)
+			return r;
+	}
 	c = scxpol_hint_client_open(scxpol_sched_name(s), &co);
 	if (!c)
 		return -errno;
@@ -57,6 +72,28 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	}
 	scxpol_hint_client_close(c);
 	return r;
+}
+
+static volatile sig_atomic_t restart_wanted;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	restart_wanted = 1;
+}
+
+/* Pass a SIGUSR1 on to the BPF side, which exits asking for a restart. */
+static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct hintpol_bpf *h = skel;
+
+	(void)s;
+	(void)ctx;
+	if (restart_wanted) {
+		restart_wanted = 0;
+		h->bss->restart_req = 1;
+	}
+	return 0;
 }
 
 static int parse_uint(const char *opt, const char *arg, unsigned long max, unsigned int *out)
@@ -78,6 +115,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: hintpol [options]\n"
 		   "  --pools N           pool hints accepted: 0..N-1 (default 2)\n"
+		   "  --pool-plan PLAN    publish pools \"NAME=CPUS ...\" (shown by the stats;\n"
+		   "                      pool hints then accept its pools)\n"
 		   "  --max-importance N  importance accepted: 0..N (default 7)\n"
 		   "  --slots N           thread slots (default: pinned size or 1024)\n"
 		   "  --pin-mode MODE     mode of the pinned maps (default 0600)\n"
@@ -94,6 +133,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pools", required_argument, NULL, 'p' },
+		{ "pool-plan", required_argument, NULL, 'P' },
 		{ "max-importance", required_argument, NULL, 'i' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "pin-mode", required_argument, NULL, 'm' },
@@ -108,12 +148,15 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 } };
 	unsigned int pin_mode = 0, pin_gid = 0, sock_mode = 0, sock_gid = 0;
-	const char *sock = NULL;
+	const char *sock = NULL, *plan = NULL;
+	struct scxpol_topo *topo = NULL;
 	bool load_only = false, vstats = false;
 	struct scxpol_stats_server *srv = NULL;
 	struct scxpol_sched *s;
 	int c, r, ncpu;
 
+	/* restarts are worth a line in the log */
+	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -138,6 +181,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			sock = optarg;
+			break;
+		case 'P':
+			plan = optarg;
 			break;
 		case 'M':
 			if (parse_uint("--socket-mode", optarg, 0777, &sock_mode))
@@ -171,6 +217,15 @@ int main(int argc, char **argv)
 	}
 	o.nr_cpus = (unsigned int)ncpu;
 	o.lim.nr_classes = o.nr_cpus;
+	if (plan) {
+		topo = scxpol_topo_load(NULL);
+		if (!topo || scxpol_pool_plan_parse(topo, plan, SCXPOL_POOL_EXCLUSIVE, &o.plan)) {
+			fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
+			scxpol_topo_free(topo);
+			return 2;
+		}
+		o.lim.nr_pools = scxpol_pool_plan_nr_pools(o.plan);
+	}
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(hintpol_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o, .pin_mode = pin_mode,
@@ -178,6 +233,8 @@ int main(int argc, char **argv)
 	s = scxpol_sched_open(&sopts);
 	if (!s) {
 		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
+		scxpol_pool_plan_free(o.plan);
+		scxpol_topo_free(topo);
 		return 1;
 	}
 	r = scxpol_sched_load(s);
@@ -188,12 +245,17 @@ int main(int argc, char **argv)
 		SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = sock, .mode = sock_mode,
 			    .gid = (int)sock_gid, .stats = &so);
 
+		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic);
+		struct sigaction sa = { .sa_handler = on_usr1 };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
 		srv = scxpol_stats_server_start(s, &vo);
 		r = srv ? scxpol_sched_attach(s) : -errno;
 		if (!r) {
 			printf("hintpol: attached; stats on %s\n", scxpol_stats_server_path(srv));
 			fflush(stdout);
-			r = scxpol_sched_run(s, NULL);
+			r = scxpol_sched_run(s, &ro);
 			printf("hintpol: restarts %u\n", scxpol_sched_restarts(s));
 			scxpol_sched_print_exit(s, stdout);
 		}
@@ -202,5 +264,7 @@ int main(int argc, char **argv)
 	if (r)
 		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
 	scxpol_sched_close(s);
+	scxpol_pool_plan_free(o.plan);
+	scxpol_topo_free(topo);
 	return r ? 1 : 0;
 }

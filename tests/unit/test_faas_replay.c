@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include <scxpol/common.h>
+
 #include "../../examples/faas/replay.h"
 
 static char err[FAAS_ERR_LEN], tmpdir[256], cg_mount[1024];
@@ -84,9 +86,17 @@ static void find_cgroup2(void)
 	fclose(f);
 }
 
+static void quiet(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)m;
+	(void)c;
+}
+
 static int setup(void **state)
 {
 	(void)state;
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/scxpol-faas-replay.XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
 	assert_int_equal(faas_calibrate(&ipu, err, sizeof(err)), 0);
@@ -147,8 +157,9 @@ static void test_replay_without_cgroups(void **state)
 
 		assert_true(x->done);
 		assert_int_equal(x->arrival_ns, invs[i].arrival_us * 1000);
-		/* started only after its arrival, ended after it started */
-		assert_true(x->start_ns >= x->arrival_ns);
+		/* released at or after its arrival, started after that */
+		assert_true(x->released_ns >= x->arrival_ns);
+		assert_true(x->start_ns >= x->released_ns);
 		assert_true(x->end_ns > x->start_ns);
 		assert_true(x->first_cpu >= 0);
 		assert_true(faas_cpuset_has(&x->cpus, x->first_cpu));
@@ -187,15 +198,15 @@ static void test_replay_without_cgroups(void **state)
 	assert_int_equal(faas_replay_write_csv(r, f), 0);
 	rewind(f);
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,start_ms,"
-			    "end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse\n");
+	assert_string_equal(line, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,released_ms,"
+			    "start_ms,end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse\n");
 	while (fgets(line, sizeof(line), f)) {
 		char want[64], *p;
 		int commas = 0;
 
 		for (p = line; *p; p++)
 			commas += *p == ',';
-		assert_int_equal(commas, 13);
+		assert_int_equal(commas, 14);
 		snprintf(want, sizeof(want), "%d,%s,%s,%s", rows, funcs[invs[rows].func].name,
 			 faas_kind_name(invs[rows].kind),
 			 invs[rows].kind == FAAS_KIND_MT ? "-1," : "");
@@ -413,6 +424,21 @@ static void test_replay_stop_and_options(void **state)
 	assert_no_children();
 }
 
+/* The pinned sink needs the policy's pinned hint maps; it says which are missing. */
+static void test_sink_hint_open_fails(void **state)
+{
+	char pins[300];
+
+	(void)state;
+	snprintf(pins, sizeof(pins), "%s/no-pins", tmpdir);
+	errno = 0;
+	assert_null(faas_sink_hint_open("faas", pins, err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(strncmp(err, "sink 'pinned': ", 15), 0);
+	assert_non_null(strstr(err, pins));
+	faas_sink_hint_close(NULL);
+}
+
 static void test_summary(void **state)
 {
 	static struct faas_inv_result res[1000];
@@ -452,7 +478,7 @@ static void test_csv_cpu_list(void **state)
 	struct faas_trace t = { .funcs = funcs, .nr_funcs = 1, .inv = inv, .nr_inv = 1 };
 	struct faas_inv_result res = { .done = true, .domain = 1, .cgroup_id = 77,
 				       .cgroup = (char *)"/faas/inv-0", .arrival_ns = 1000000,
-				       .start_ns = 1500000, .end_ns = 4000000, .first_cpu = 5,
+				       .released_ns = 1250000, .start_ns = 1500000, .end_ns = 4000000, .first_cpu = 5,
 				       .reuse = -1 };
 	struct faas_replay r = { .trace = &t, .res = &res, .nr = 1, .completed = 1 };
 	char path[300], line[512];
@@ -473,7 +499,7 @@ static void test_csv_cpu_list(void **state)
 	rewind(f);
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "0,a,cpu,1,77,/faas/inv-0,1.000,1.500,4.000,3.000,2.500,5,"
+	assert_string_equal(line, "0,a,cpu,1,77,/faas/inv-0,1.000,1.250,1.500,4.000,3.000,2.500,5,"
 			    "0-2;5;1023,-\n");
 	fclose(f);
 }
@@ -557,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_replay_sink_failure),
 		cmocka_unit_test(test_replay_body_failure),
 		cmocka_unit_test(test_replay_stop_and_options),
+		cmocka_unit_test(test_sink_hint_open_fails),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_csv_cpu_list),
 		cmocka_unit_test(test_cpu_stat),

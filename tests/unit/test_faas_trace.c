@@ -194,6 +194,11 @@ static void test_simple_committed_errors(void **state)
 	assert_int_equal(faas_trace_load_simple(p, &t, err, sizeof(err)), -ENOENT);
 	snprintf(want, sizeof(want), "%s: No such file or directory", p);
 	assert_string_equal(err, want);
+
+	p = data_file(".");
+	assert_int_equal(faas_trace_load_simple(p, &t, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: read error after line 0: Is a directory", p);
+	assert_string_equal(err, want);
 }
 
 static void test_simple_errors(void **state)

@@ -27,6 +27,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <scxpol/abi/pool.h>
 #include <scxpol/hint.h>
 #include <scxpol/skel.h>
 

@@ -123,17 +123,22 @@ cleanup_lat() {
 	fi
 }
 
-# json_eval FILE EXPR: print the Python expression EXPR evaluated with d = the
-# JSON object in FILE and g(NAME) = the entry of d["groups"] named NAME (None
-# if there is none); booleans print as 1/0.
+# json_eval FILE EXPR...: print each Python expression EXPR, one per line,
+# evaluated with d = the JSON object in FILE and g(NAME) = the entry of
+# d["groups"] named NAME (None if there is none); booleans print as 1/0.
+# The system python, isolated: a version manager's shim takes seconds to
+# start in the emulated guest.
 json_eval() {
-	python3 - "$1" "$2" <<'PY'
+	local py=/usr/bin/python3
+	[ -x $py ] || py=python3
+	$py -I - "$@" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 def g(name):
     return next((x for x in d.get("groups", []) if x.get("name") == name), None)
-v = eval(sys.argv[2])
-print(int(v) if isinstance(v, bool) else v)
+for e in sys.argv[2:]:
+    v = eval(e)
+    print(int(v) if isinstance(v, bool) else v)
 PY
 }
 # expand_cpus LIST: a CPU list ("0-2,5") as words ("0 1 2 5")

@@ -79,7 +79,7 @@ static __always_inline bool traced(struct task_struct *p)
 			return false;
 	}
 	if (filter_comm_len) {
-		char comm[LAT_COMM_LEN];
+		char comm[LAT_COMM_LEN] = {};
 		u32 i;
 
 		BPF_CORE_READ_STR_INTO(&comm, p, comm);

@@ -74,8 +74,10 @@ struct opts {
 };
 
 /* Shared between the two processes (MAP_SHARED). */
+enum { RUN_WAIT, RUN_GO, RUN_ABORT };
+
 struct shared {
-	_Atomic uint32_t start;    /* futex: 1 once the measurement starts */
+	_Atomic uint32_t start;    /* futex: RUN_GO once the measurement starts */
 	_Atomic uint32_t stop;     /* 1 once it ends */
 	_Atomic uint32_t ready;    /* threads set up, both processes */
 	_Atomic uint32_t failed;   /* a thread could not set itself up */
@@ -165,7 +167,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
 }
 
-static volatile uint64_t burn_sink;
+/* per thread: the work loops of different threads share nothing */
+static _Thread_local volatile uint64_t burn_sink;
 
 /* The unit of CPU work: @iters rounds of xorshift, kept from being optimised out. */
 static void burn(uint64_t iters)
@@ -330,12 +333,18 @@ static void request_hooks(struct worker *w, bool begin)
 	}
 }
 
-/* Park until the measurement starts; false if the run was called off. */
+/*
+ * Park until the measurement starts; false if the run was called off. The
+ * futex word itself says which, so a wake-up cannot be lost between the
+ * check and the wait.
+ */
 static bool wait_start(struct shared *sh)
 {
-	while (!atomic_load(&sh->start) && !atomic_load(&sh->stop))
-		futex_wait(&sh->start, 0, true);
-	return atomic_load(&sh->start);
+	uint32_t s;
+
+	while ((s = atomic_load(&sh->start)) == RUN_WAIT)
+		futex_wait(&sh->start, RUN_WAIT, true);
+	return s == RUN_GO;
 }
 
 /* --- background process ------------------------------------------------------ */
@@ -664,7 +673,7 @@ static int run(const struct opts *o, struct results *res)
 		goto out_stop;
 
 	wl.t0 = now_ns();
-	atomic_store(&sh->start, 1);
+	atomic_store(&sh->start, RUN_GO);
 	futex_wake(&sh->start, INT_MAX, true);
 	{
 		uint64_t end = wl.t0 + (uint64_t)(o->duration * 1e9);
@@ -681,7 +690,11 @@ static int run(const struct opts *o, struct results *res)
 
 out_stop:
 	atomic_store(&sh->stop, 1);
-	futex_wake(&sh->start, INT_MAX, true);
+	if (atomic_load(&sh->start) == RUN_WAIT) {
+		/* called off before it started: release the waiting threads */
+		atomic_store(&sh->start, RUN_ABORT);
+		futex_wake(&sh->start, INT_MAX, true);
+	}
 	if (wl.workers) {
 		stop_critical(&wl);
 		if (started > o->workers)

@@ -13,9 +13,19 @@
  *                      registered thread, written by the thread itself
  *                      without a syscall
  *   scxpol_hint_slot_idx HASH tid (u32) -> slot index (u32)
- *   scxpol_hint_meta   ARRAY[1] of struct scxpol_hint_meta
+ *   scxpol_hint_meta   ARRAY[1] (mmap-able) of struct scxpol_hint_meta
  * Precedence: tid > tgid > cgroup (the innermost cgroup with a hint, then
- * its ancestors). A slot's importance overrides the map hint's importance.
+ * its ancestors), field by field: a field a nearer source leaves unset
+ * comes from the next one. A slot's importance overrides the map hint's
+ * importance.
+ *
+ * Writers: update the entry, then add 1 to meta.gen with an atomic add on
+ * the mmap-ed meta (a read-modify-write through the map could lose a bump
+ * to a concurrent writer, and the BPF side would keep a stale cached hint).
+ * A thread claims a free slot by compare-and-swap of its tid from 0 to its
+ * own, then writes scxpol_hint_slot_idx; it releases it by swapping its tid
+ * back to 0. Ids are those of the initial PID namespace; a cgroup's id is
+ * the inode number of its cgroup2 directory.
  */
 #ifndef SCXPOL_ABI_HINT_H
 #define SCXPOL_ABI_HINT_H

@@ -6,11 +6,11 @@
 start_hintpol
 mkdir $CG/hs1k
 echo +cpu >$CG/hs1k/cgroup.subtree_control
-for ((i = 0; i < 1000; i++)); do mkdir $CG/hs1k/c$i; done
+mkdir $CG/hs1k/c{0..999}
 expect_eq "hinted" "$("$HINTCTL" set-cgroups $CG/hs1k class=1)" "set=1000"
 expect_eq "entries" "$("$HINTCTL" count)" "cgroups=1000 tgids=0 tids=0 threads=0"
 start=$(date +%s.%N)
-for ((i = 0; i < 1000; i++)); do rmdir $CG/hs1k/c$i; done
+rmdir $CG/hs1k/c*
 for ((i = 0; i < 600; i++)); do
 	[ "$("$HINTCTL" count)" = "cgroups=0 tgids=0 tids=0 threads=0" ] && break
 	sleep 0.1
@@ -22,9 +22,10 @@ pids=()
 for ((i = 0; i < 50; i++)); do
 	sleep 600 &
 	pids+=($!)
-	hintctl set tgid $! class=2
-	hintctl set tid $! importance=1
 done
+list=$(IFS=,; echo "${pids[*]}")
+hintctl set tgid "$list" class=2
+hintctl set tid "$list" importance=1
 expect_eq "entries" "$("$HINTCTL" count)" "cgroups=0 tgids=50 tids=50 threads=0"
 kill "${pids[@]}"
 wait "${pids[@]}" 2>/dev/null
@@ -35,13 +36,13 @@ done
 expect_eq "entries after the processes died" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
 
 # while no policy is loaded, nothing removes them: the pruner does
-for ((i = 0; i < 100; i++)); do mkdir $CG/hs1k/d$i; done
+mkdir $CG/hs1k/d{0..99}
 hintctl set-cgroups $CG/hs1k class=1 >/dev/null
 sleep 600 &
 gone=$!
 hintctl set tgid $gone class=1
 stop_policy INT
-for ((i = 0; i < 100; i++)); do rmdir $CG/hs1k/d$i; done
+rmdir $CG/hs1k/d*
 kill $gone
 wait $gone 2>/dev/null
 start_hintpol

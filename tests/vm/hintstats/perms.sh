@@ -14,8 +14,8 @@ expect_eq "socket directory mode" "$(stat -c %a /run/scxpol)" 711
 stop_policy INT
 
 start_hintpol --pin-group 4242 --pin-mode 0660 --socket-group 4242 --socket-mode 0660
-expect_eq "pin directory" "$(stat -c '%a %G' "$PINS")" "770 4242"
-expect_eq "a pin" "$(stat -c '%a %G' "$PINS/scxpol_hint_tid")" "660 4242"
+expect_eq "pin directory" "$(stat -c '%a %g' "$PINS")" "770 4242"
+expect_eq "a pin" "$(stat -c '%a %g' "$PINS/scxpol_hint_tid")" "660 4242"
 "${member[@]}" "$HINTCTL" set tgid $$ class=1 || fail "a member of group 4242 cannot write hints"
 expect_eq "hint written by the group member" "$("$HINTCTL" get tgid $$)" "pool=-1 class=1 importance=0 flags=2"
 out=$("${member[@]}" "$STAT" --policy hintpol --json) || fail "a member of group 4242 cannot read stats"

@@ -1,7 +1,7 @@
 # Hints live in pinned maps: a restarted loader finds every entry, after an
 # orderly stop, after SIGKILL of the loader, and after the library's own
-# restart (CPU hotplug), where the stats server keeps answering with the
-# new skeleton. Placement still follows the hints afterwards.
+# restart (what CPU hotplug triggers), where the stats server keeps
+# answering with the new skeleton. Placement still follows the hints.
 . "$(dirname "$0")/common.inc"
 start_hintpol
 mkdir -p $CG/hs-restart/a $CG/hs-restart/b
@@ -42,28 +42,26 @@ echo "$GATED_PID" >$CG/hs-restart/b/cgroup.procs
 release
 expect_eq "cpus after the restarts" "$(gated_cpus)" 2
 
-# the library restarts the policy itself when a CPU goes offline
-cpu=/sys/devices/system/cpu/cpu$(($(nproc) - 1))/online
-[ -w "$cpu" ] || fail "cannot offline CPUs here ($cpu)"
-echo 0 >"$cpu"
-for ((i = 0; i < 200; i++)); do
-	r=$("$STAT" --policy hintpol --json 2>/dev/null | jq -r .restarts)
-	[ "$r" = 1 ] && [ "$(scx_state)" = enabled ] && break
-	sleep 0.1
+# the library restarts the policy itself when the kernel asks (as after CPU
+# hotplug; here the BPF side asks, on the loader's SIGUSR1)
+for n in 1 2; do
+	kill -USR1 "$POLICY_PID"
+	for ((i = 0; i < 200; i++)); do
+		r=$("$STAT" --policy hintpol --json 2>/dev/null | jq -r .restarts)
+		[ "$r" = $n ] && [ "$(scx_state)" = enabled ] && break
+		sleep 0.1
+	done
+	expect_eq "restarts the stats server reports" "$r" $n
+	grep -q "restarting (#$n): restart requested by the loader" /tmp/hintpol.log ||
+		fail "no restart #$n logged: $(cat /tmp/hintpol.log)"
+	expect_eq "loads that found the hints" "$(found)" $((n + 1))
+	assert_attached hintpol
 done
-expect_eq "restarts the stats server reports" "$r" 1
-grep -q 'restarting (#1)' /tmp/hintpol.log || fail "no restart logged: $(cat /tmp/hintpol.log)"
-expect_eq "loads that found the hints, after the loader's own restart" "$(found)" 2
-echo 1 >"$cpu"
-for ((i = 0; i < 200; i++)); do
-	r=$("$STAT" --policy hintpol --json 2>/dev/null | jq -r .restarts)
-	[ "$r" = 2 ] && [ "$(scx_state)" = enabled ] && break
-	sleep 0.1
-done
-expect_eq "restarts the stats server reports" "$r" 2
-expect_eq "loads that found the hints" "$(found)" 3
-assert_attached hintpol
 expect_eq "entries after two in-process restarts" "$("$HINTCTL" count)" "$want"
+gated "$PROBE" cpus 1
+echo "$GATED_PID" >$CG/hs-restart/a/cgroup.procs
+release
+expect_eq "cpus after the in-process restarts" "$(gated_cpus)" 1
 note "restarts: $(grep -c restarting /tmp/hintpol.log) in-process, 2 of the loader"
 
 kill "$holder" "$sleeper"

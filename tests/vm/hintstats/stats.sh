@@ -1,6 +1,7 @@
 # The stats server answers {"req":"stats"} with every library counter and
-# the policy's own, {"req":"list"} with what it knows, errors with errno and
-# a message; scxpol-stat prints snapshots, tables with rates, and errors.
+# the policy's own (and its pools, when it has some), {"req":"list"} with
+# what it knows, errors with errno and a message; scxpol-stat prints
+# snapshots, tables with rates, and errors.
 . "$(dirname "$0")/common.inc"
 out=$("$STAT" --policy hintpol 2>&1) && fail "scxpol-stat without a policy succeeded"
 expect_eq "no such policy" "$out" "scxpol-stat: no policy 'hintpol' serves stats ($SOCK does not exist)"
@@ -43,3 +44,16 @@ stop_policy INT
 [ -e "$SOCK" ] && fail "socket left behind after the policy stopped"
 out=$("$STAT" --json 2>&1) && fail "scxpol-stat found a server after the policy stopped"
 expect_eq "no socket" "$out" "scxpol-stat: no policy serves stats here (no socket in /run/scxpol)"
+
+# a policy with pools: their sizes and queue depths are in the snapshot
+start_hintpol --pool-plan "lc=0-1 bg=2-$(($(nproc) - 1))"
+"$STAT" --policy hintpol --json >/tmp/snap2.json
+expect_eq "pools" "$(jq -c '[.pools[] | [.name, .cpus, .nr_cpus]]' /tmp/snap2.json)" \
+	"[[\"lc\",\"0-1\",2],[\"bg\",\"2-$(($(nproc) - 1))\",$(($(nproc) - 2))]]"
+[[ $(jq -r '.pools | map(.queued | tostring) | join(" ")' /tmp/snap2.json) =~ ^[0-9]+\ [0-9]+$ ]] ||
+	fail "queue depths: $(cat /tmp/snap2.json)"
+[ "$(jq -r .counters.pool_commit /tmp/snap2.json)" -ge 1 ] || fail "no pool_commit: $(cat /tmp/snap2.json)"
+"$STAT" --policy hintpol --count 1 >/tmp/table2.out
+grep -Eq '^lc +0-1 +2 +[0-9]+$' /tmp/table2.out || fail "no pool in the table: $(cat /tmp/table2.out)"
+note "$(jq -c .pools /tmp/snap2.json)"
+stop_policy INT

@@ -9,10 +9,9 @@ pa=$!
 run_in_cgroup lat-test/b "$PROBE" sleepwake 2 4000 >/tmp/b.out
 wait $pa
 stop_lat
-expect_eq "groups" "$(json_eval /tmp/lat.json '[x["name"] for x in d["groups"]]')" \
-	"['/lat-test/a', '/lat-test/b']"
-expect_eq "cgroup id of /lat-test/a" "$(json_eval /tmp/lat.json 'g("/lat-test/a")["cgroup_id"]')" \
-	"$(stat -c %i /sys/fs/cgroup/lat-test/a)"
+mapfile -t v <<<"$(json_eval /tmp/lat.json '[x["name"] for x in d["groups"]]' 'g("/lat-test/a")["cgroup_id"]')"
+expect_eq "groups" "${v[0]}" "['/lat-test/a', '/lat-test/b']"
+expect_eq "cgroup id of /lat-test/a" "${v[1]}" "$(stat -c %i /sys/fs/cgroup/lat-test/a)"
 check_wakeups /tmp/lat.json /lat-test/a "$(field wakeups "$(cat /tmp/a.out)")"
 check_wakeups /tmp/lat.json /lat-test/b "$(field wakeups "$(cat /tmp/b.out)")"
 rmdir /sys/fs/cgroup/lat-test/a /sys/fs/cgroup/lat-test/b /sys/fs/cgroup/lat-test

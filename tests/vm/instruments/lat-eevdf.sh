@@ -6,7 +6,9 @@ expect_eq "sched_ext state" "$(scx_state)" disabled
 start_lat /tmp/lat.json --filter-comm probe --json
 "$PROBE" sleepwake 2 1000 >/tmp/sw.out
 stop_lat
-expect_eq "scheduler at start" "$(json_eval /tmp/lat.json 'd["scheduler"]["start"]')" fair
-expect_eq "scheduler at end" "$(json_eval /tmp/lat.json 'd["scheduler"]["end"]')" fair
-expect_eq "groups" "$(json_eval /tmp/lat.json '[x["name"] for x in d["groups"]]')" "['probe']"
+mapfile -t v <<<"$(json_eval /tmp/lat.json 'd["scheduler"]["start"]' 'd["scheduler"]["end"]' \
+	'[x["name"] for x in d["groups"]]')"
+expect_eq "scheduler at start" "${v[0]}" fair
+expect_eq "scheduler at end" "${v[1]}" fair
+expect_eq "groups" "${v[2]}" "['probe']"
 check_wakeups /tmp/lat.json probe "$(field wakeups "$(cat /tmp/sw.out)")"

@@ -7,13 +7,14 @@ assert_attached minimal
 start_lat /tmp/lat.json --filter-comm probe --json
 "$PROBE" sleepwake 2 1000 >/tmp/sw.out &
 sw=$!
-sleep 0.5
+# every task is in the ext class from fork on
 in_ext $sw || fail "probe $sw is not in the ext class: $(grep ext /proc/$sw/sched)"
 wait $sw
 stop_lat
 assert_attached minimal
-expect_eq "scheduler at start" "$(json_eval /tmp/lat.json 'd["scheduler"]["start"]')" minimal
-expect_eq "scheduler at end" "$(json_eval /tmp/lat.json 'd["scheduler"]["end"]')" minimal
+mapfile -t v <<<"$(json_eval /tmp/lat.json 'd["scheduler"]["start"]' 'd["scheduler"]["end"]')"
+expect_eq "scheduler at start" "${v[0]}" minimal
+expect_eq "scheduler at end" "${v[1]}" minimal
 check_wakeups /tmp/lat.json probe "$(field wakeups "$(cat /tmp/sw.out)")"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0

@@ -10,24 +10,23 @@ stop_lat
 tail -n 1 /tmp/wl.out >/tmp/wl.json
 sed -n '1,5s/^/# /p' /tmp/wl.out
 cpus=$(nproc)
-expect_eq "workers" "$(json_eval /tmp/wl.json 'd["workers"]')" "$cpus"
-expect_eq "hogs (2x oversubscription)" "$(json_eval /tmp/wl.json 'd["hogs"]')" "$cpus"
-req=$(json_eval /tmp/wl.json 'd["requests"]')
-[ "$req" -gt 0 ] || fail "no requests completed: $(cat /tmp/wl.out)"
-[ "$(json_eval /tmp/wl.json 'd["bg_units"]')" -gt 0 ] || fail "no background units: $(cat /tmp/wl.out)"
-expect_eq "request latency samples" "$(json_eval /tmp/wl.json 'd["request_latency"]["count"]')" "$req"
-expect_eq "wakeup latency samples (closed loop)" \
-	"$(json_eval /tmp/wl.json 'd["wakeup_latency"]["count"]')" "$req"
+mapfile -t v <<<"$(json_eval /tmp/wl.json 'd["workers"]' 'd["hogs"]' 'd["requests"]' \
+	'd["bg_units"]' 'd["request_latency"]["count"]' 'd["wakeup_latency"]["count"]')"
+expect_eq "workers" "${v[0]}" "$cpus"
+expect_eq "hogs (2x oversubscription)" "${v[1]}" "$cpus"
+[ "${v[2]}" -gt 0 ] || fail "no requests completed: $(cat /tmp/wl.out)"
+[ "${v[3]}" -gt 0 ] || fail "no background units: $(cat /tmp/wl.out)"
+expect_eq "request latency samples" "${v[4]}" "${v[2]}"
+expect_eq "wakeup latency samples (closed loop)" "${v[5]}" "${v[2]}"
 for grp in lc-worker lc-dispatch bg-hog; do
-	[ "$(json_eval /tmp/lat.json "g('$grp') is not None")" = 1 ] ||
-		fail "scxpol-lat has no group $grp: $(cat /tmp/lat.json)"
-	wake=$(json_eval /tmp/lat.json "g('$grp')['wake']['count']")
-	sleep=$(json_eval /tmp/lat.json "g('$grp')['sleep']")
-	note "$grp: wake=$wake sleep=$sleep preempt=$(json_eval /tmp/lat.json "g('$grp')['preempt']")" \
-		"bursts=$(json_eval /tmp/lat.json "g('$grp')['burst']['count']")"
-	[ "$wake" -gt 0 ] || fail "$grp: no wakeups recorded"
+	mapfile -t v <<<"$(json_eval /tmp/lat.json "g('$grp') is not None")"
+	[ "${v[0]}" = 1 ] || fail "scxpol-lat has no group $grp: $(cat /tmp/lat.json)"
+	mapfile -t v <<<"$(json_eval /tmp/lat.json "g('$grp')['wake']['count']" "g('$grp')['sleep']" \
+		"g('$grp')['preempt']" "g('$grp')['burst']['count']")"
+	note "$grp: wake=${v[0]} sleep=${v[1]} preempt=${v[2]} bursts=${v[3]}"
+	[ "${v[0]}" -gt 0 ] || fail "$grp: no wakeups recorded"
+	[ "${v[3]}" -gt 0 ] || fail "$grp: no run bursts recorded"
 	# every thread was created and exited while traced: each sleep has its wakeup
-	[ $((sleep - wake)) -le "$cpus" ] && [ $((wake - sleep)) -le "$cpus" ] ||
-		fail "$grp: $sleep sleeps but $wake wakeups"
+	[ $((v[1] - v[0])) -le "$cpus" ] && [ $((v[0] - v[1])) -le "$cpus" ] ||
+		fail "$grp: ${v[1]} sleeps but ${v[0]} wakeups"
 done
-[ "$(json_eval /tmp/lat.json "g('bg-hog')['burst']['count']")" -gt 0 ] || fail "bg-hog: no run bursts"

@@ -10,16 +10,16 @@ stop_lat
 assert_attached minimal
 tail -n 1 /tmp/wl.out >/tmp/wl.json
 sed -n '1,5s/^/# /p' /tmp/wl.out
-[ "$(json_eval /tmp/wl.json 'd["requests"]')" -gt 0 ] || fail "no requests: $(cat /tmp/wl.out)"
-[ "$(json_eval /tmp/wl.json 'd["bg_units"]')" -gt 0 ] || fail "no background units: $(cat /tmp/wl.out)"
-expect_eq "scheduler during the run" "$(json_eval /tmp/lat.json 'd["scheduler"]["start"] + "/" + d["scheduler"]["end"]')" \
-	minimal/minimal
-expect_eq "groups" "$(json_eval /tmp/lat.json '[x["name"] for x in d["groups"]]')" \
-	"['/wl-test/bg', '/wl-test/lc']"
-for grp in /wl-test/lc /wl-test/bg; do
-	[ "$(json_eval /tmp/lat.json "g('$grp')['burst']['count']")" -gt 0 ] ||
-		fail "$grp: no run bursts: $(cat /tmp/lat.json)"
-done
-[ "$(json_eval /tmp/lat.json "g('/wl-test/lc')['wake']['count']")" -gt 0 ] || fail "lc: no wakeups"
+mapfile -t v <<<"$(json_eval /tmp/wl.json 'd["requests"]' 'd["bg_units"]')"
+[ "${v[0]}" -gt 0 ] || fail "no requests: $(cat /tmp/wl.out)"
+[ "${v[1]}" -gt 0 ] || fail "no background units: $(cat /tmp/wl.out)"
+mapfile -t v <<<"$(json_eval /tmp/lat.json 'd["scheduler"]["start"] + "/" + d["scheduler"]["end"]' \
+	'[x["name"] for x in d["groups"]]' "g('/wl-test/lc')['wake']['count']" \
+	"g('/wl-test/lc')['burst']['count']" "g('/wl-test/bg')['burst']['count']")"
+expect_eq "scheduler during the run" "${v[0]}" minimal/minimal
+expect_eq "groups" "${v[1]}" "['/wl-test/bg', '/wl-test/lc']"
+[ "${v[2]}" -gt 0 ] || fail "/wl-test/lc: no wakeups: $(cat /tmp/lat.json)"
+[ "${v[3]}" -gt 0 ] || fail "/wl-test/lc: no run bursts: $(cat /tmp/lat.json)"
+[ "${v[4]}" -gt 0 ] || fail "/wl-test/bg: no run bursts: $(cat /tmp/lat.json)"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0

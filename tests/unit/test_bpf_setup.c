@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The userspace side of pools up to the kernel: scxpol_pool_setup() sizes
+ * the maps of a real policy object (testpol) before load, and the calls
+ * that need a loaded object fail with messages that say what to do.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <bpf/libbpf.h>
+
+#include <scxpol/pool.h>
+#include <scxpol/skel.h>
+#include <scxpol/topology.h>
+
+#include "minimal.bpf.skel.h"
+#include "testpol.bpf.skel.h"
+
+SCXPOL_SKEL_DEFINE(minimal_bpf);
+SCXPOL_SKEL_DEFINE(testpol_bpf);
+
+static void quiet(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)m;
+	(void)c;
+}
+
+struct hook {
+	unsigned int max_pools;
+	int ret;
+};
+
+static int configure(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct hook *h = ctx;
+
+	(void)skel;
+	h->ret = scxpol_pool_setup(s, h->max_pools);
+	return 0;
+}
+
+static struct scxpol_sched *open_testpol(struct hook *h)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(testpol_bpf), .configure = configure,
+		    .ctx = h);
+	struct scxpol_sched *s;
+
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	return s;
+}
+
+static unsigned int max_entries(struct scxpol_sched *s, const char *map)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(scxpol_sched_object(s), map);
+
+	assert_non_null(m);
+	return bpf_map__max_entries(m);
+}
+
+static void test_setup_sizes_maps(void **state)
+{
+	/* CI machines may have 2 CPUs: a pool per CPU */
+	unsigned int n = (unsigned int)libbpf_num_possible_cpus(), p = n;
+	struct hook h = { .max_pools = p };
+	struct scxpol_sched *s = open_testpol(&h);
+	struct testpol_bpf *t = scxpol_sched_skel(s);
+
+	(void)state;
+	assert_int_equal(h.ret, 0);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.max_pools, p);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.nr_cpus, n);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.max_llcs, n);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.nr_words, (n + 63) / 64);
+	assert_int_equal(max_entries(s, "scxpol_pool_slots"), 2 * p);
+	assert_int_equal(max_entries(s, "scxpol_pool_llcs"), 2 * p * n);
+	assert_int_equal(max_entries(s, "scxpol_pool_cpus"), 2 * n);
+	assert_int_equal(max_entries(s, "scxpol_pool_order"), 2 * p * p);
+	assert_int_equal(max_entries(s, "scxpol_pool_clock"), p + 1);
+	assert_int_equal(max_entries(s, "scxpol_pool_queued"), p + 1);
+	assert_int_equal(max_entries(s, "scxpol_pool_stage"), p);
+	assert_int_equal(max_entries(s, "scxpol_pool_stage_mask"), p * ((n + 63) / 64));
+	assert_int_equal(max_entries(s, "scxpol_pool_stage_cpu"), n);
+	assert_int_equal(max_entries(s, "scxpol_pool_stage_order"), p * p);
+	scxpol_sched_close(s);
+}
+
+static void test_setup_rejects_bad_max_pools(void **state)
+{
+	struct hook h = { .max_pools = 0 };
+	struct scxpol_sched *s = open_testpol(&h);
+	char want[256];
+	int n = libbpf_num_possible_cpus();
+
+	(void)state;
+	assert_int_equal(h.ret, -EINVAL);
+	snprintf(want, sizeof(want), "testpol: scxpol_pool_setup: max_pools 0: want 1..%d (a pool "
+		 "needs a CPU; this machine has %d possible CPUs)", n, n);
+	assert_string_equal(scxpol_last_error(), want);
+	scxpol_sched_close(s);
+	h.max_pools = (unsigned int)n + 1;
+	s = open_testpol(&h);
+	assert_int_equal(h.ret, -EINVAL);
+	scxpol_sched_close(s);
+}
+
+static void test_policy_without_pools(void **state)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(minimal_bpf));
+	struct scxpol_sched *s;
+
+	(void)state;
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	assert_int_equal(scxpol_pool_setup(s, 2), -ENOENT);
+	assert_string_equal(scxpol_last_error(),
+			    "minimal: the BPF object has no section '.rodata.scxpol_pool': the policy "
+			    "must include <scxpol/pool.bpf.h> to use pools");
+	scxpol_sched_close(s);
+}
+
+static void test_publish_needs_setup_and_load(void **state)
+{
+	struct hook h = { .max_pools = 1 };
+	struct scxpol_pool_plan *plan;
+	struct scxpol_topo *t;
+	struct scxpol_sched *s;
+	unsigned long long gen;
+
+	(void)state;
+	t = scxpol_topo_load(NULL);
+	assert_non_null(t);
+	plan = scxpol_pool_plan_new(t);
+	assert_non_null(plan);
+	assert_true(scxpol_pool_plan_add(plan, "all", 0, scxpol_topo_online(t)) >= 0);
+	/* sized but not loaded */
+	s = open_testpol(&h);
+	assert_int_equal(scxpol_pool_publish(s, plan), -EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "testpol: the policy is not loaded: publish pools after "
+			    "scxpol_sched_load() (e.g. from the loaded hook)");
+	assert_int_equal(scxpol_pool_publish(s, NULL), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "testpol: scxpol_pool_publish: plan is NULL");
+	assert_int_equal(scxpol_pool_read(s, &gen, NULL, 0, NULL), -EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "testpol: the policy is not loaded: publish pools after "
+			    "scxpol_sched_load() (e.g. from the loaded hook)");
+	scxpol_sched_close(s);
+	/* not sized: the configure hook did not call scxpol_pool_setup() */
+	{
+		SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(testpol_bpf));
+
+		s = scxpol_sched_open(&o);
+		assert_non_null(s);
+		assert_int_equal(scxpol_pool_publish(s, plan), -EINVAL);
+		assert_string_equal(scxpol_last_error(),
+				    "testpol: scxpol_pool_publish: the pool maps are not sized; "
+				    "call scxpol_pool_setup() from the configure hook");
+		scxpol_sched_close(s);
+	}
+	scxpol_pool_plan_free(plan);
+	scxpol_topo_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_setup_sizes_maps),
+		cmocka_unit_test(test_setup_rejects_bad_max_pools),
+		cmocka_unit_test(test_policy_without_pools),
+		cmocka_unit_test(test_publish_needs_setup_and_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

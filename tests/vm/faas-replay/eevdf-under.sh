@@ -1,0 +1,15 @@
+# The under-utilised trace (simple format) replays under EEVDF: every
+# invocation completes, each in its own cgroup, and the root is cleaned up.
+# TCG runs the 4 vCPUs on one host thread, so the trace's work is scaled by
+# 1/4 to keep a 4-CPU "under-utilised" load under-utilised here.
+. "$SCXPOL_SRC/tests/vm/lib.sh"
+trace=$SCXPOL_SRC/examples/faas/traces/under.csv
+want=$(($(wc -l <"$trace") - 1))
+expect_eq "sched_ext state" "$(scx_state)" disabled
+"$SCXPOL_BUILD/examples/faas/faas-replay" --trace "$trace" --domains 2 --duration-scale 0.25 \
+	--cgroup-root /sys/fs/cgroup/faas --out /tmp/under.csv >/tmp/under.out 2>&1 ||
+	fail "faas-replay failed: $(cat /tmp/under.out)"
+head -1 /tmp/under.out | sed 's/^/# /'
+"$SCXPOL_SRC/tests/vm/faas-replay/check-results" /tmp/under.csv /tmp/under.out "$want" 2 \
+	/sys/fs/cgroup/faas || exit 1
+expect_eq "sched_ext state" "$(scx_state)" disabled

@@ -1,0 +1,69 @@
+# CPU hotplug under the mixed workload, for each policy: 5 cycles, each
+# offlining then onlining a CPU (never CPU 0, a different one each time while
+# there are). Every hotplug makes the kernel ask for a restart; the loader
+# restarts the policy by itself (enable_seq advances, it logs "restarting
+# (#N)") and the policy is attached again. After each step no runnable task
+# is left on an offline CPU and every worker progresses; at the end every
+# worker finished and the policy detaches cleanly.
+. "$(dirname "$0")/common.inc"
+CYCLES=5
+WL_HOTPLUG=1
+cpus=()
+for f in $CPUS/cpu[1-9]*/online; do
+	[ -w "$f" ] && cpus+=("$(basename "$(dirname "$f")")")
+done
+[ ${#cpus[@]} -gt 0 ] || fail "no CPU can go offline here ($(ls $CPUS))"
+# time under the workload between hotplug steps
+gap=$((STRESS_SECS / 10 > 0 ? STRESS_SECS / 10 : 1))
+
+# step CPU VALUE: write VALUE to CPU's online file; wait for the restart
+step() {
+	local i seq restarts
+	seq=$(enable_seq)
+	restarts=$(grep -c 'restarting (#' "$P_LOG")
+	echo "$2" >$CPUS/$1/online || fail "cannot set $1 online=$2"
+	for ((i = 0; i < 600; i++)); do
+		[ "$(enable_seq)" -gt "$seq" ] && [ "$(scx_state)" = enabled ] &&
+			[ "$(scx_ops)" = "$P_OPS" ] &&
+			[ "$(grep -c 'restarting (#' "$P_LOG")" -gt "$restarts" ] && break
+		kill -0 "$POLICY_PID" 2>/dev/null || fail "$P_NAME: the loader exited after $1 online=$2: $(cat "$P_LOG")"
+		sleep 0.1
+	done
+	[ "$(enable_seq)" -gt "$seq" ] || fail "$P_NAME: no re-enable after $1 online=$2: $(cat "$P_LOG")"
+	assert_attached "$P_OPS"
+	restarts=$((restarts + 1))
+	grep -q "restarting (#$restarts)" "$P_LOG" ||
+		fail "$P_NAME: no 'restarting (#$restarts)' after $1 online=$2: $(cat "$P_LOG")"
+	assert_none_stranded
+	sleep "$gap"
+	assert_progress "after $1 online=$2"
+	STEPS=$((STEPS + 1))
+}
+
+load_policies
+for line in "${POLICIES[@]}"; do
+	kmsg_mark
+	policy_start "$line"
+	seq0=$P_SEQ
+	# long enough for any number of restarts; ended once the cycles are done
+	wl_start mix $((STRESS_SECS * 10 + 600))
+	STEPS=0
+	used=()
+	for ((c = 0; c < CYCLES; c++)); do
+		cpu=${cpus[c % ${#cpus[@]}]}
+		used+=("$cpu")
+		step "$cpu" 0
+		step "$cpu" 1
+	done
+	wl_end
+	wl_wait
+	assert_attached "$P_OPS"
+	restarts=$(grep -c 'restarting (#' "$P_LOG")
+	[ "$restarts" -ge "$STEPS" ] || fail "$P_NAME: $restarts restarts for $STEPS hotplug steps"
+	policy_stop
+	kmsg_check
+	while read -r r; do note "$P_NAME hotplug: $r"; done <<<"$WL_REPORT"
+	note "$P_NAME hotplug: $CYCLES cycles over ${used[*]}, $STEPS steps, $restarts restarts," \
+		"enable_seq +$(($(enable_seq) - seq0)), last check $CHECKED runnable tasks on online CPUs," \
+		"$STALLS stalls, $EJECTIONS ejections"
+done
