@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Logging, last-error buffer and small file helpers shared by the library. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "internal.h"
 
@@ -136,4 +141,23 @@ bool scxpol_opts_valid(const void *opts, size_t known_sz, const char *type)
 					  "libscxpol (%s) does not know (byte %zu)",
 					  type, scxpol_version(), i), false;
 	return true;
+}
+
+int scxpol_cgroup_id(const char *path, unsigned long long *id)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (!path)
+		return scxpol_err(EINVAL, "cgroup path is NULL");
+	if (stat(path, &st))
+		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return scxpol_err(ENOTDIR, "cgroup '%s': not a directory", path);
+	if (statfs(path, &sfs))
+		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return scxpol_err(EINVAL, "cgroup '%s': not on a cgroup2 file system", path);
+	*id = st.st_ino;
+	return 0;
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -22,7 +21,6 @@
 #include "scxpol/hint.h"
 #include "scxpol/sched.h"
 
-#define CGROUP2_MAGIC 0x63677270
 /* /proc/self/ns/{pid,cgroup} inode numbers of the initial namespaces */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
 #define PROC_CGROUP_INIT_INO 0xEFFFFFFBU
@@ -207,6 +205,31 @@ static int publish_limits(struct scxpol_sched *s, const void *data)
 	return 0;
 }
 
+int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
+{
+	struct bpf_object *obj = scxpol_sched_object(s);
+	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, defs[M_META].name) : NULL;
+	size_t len = map_mmap_len(sizeof(struct scxpol_hint_meta), 1);
+	struct scxpol_hint_meta *meta;
+	__u32 old;
+
+	if (!map || bpf_map__fd(map) < 0)
+		return 0; /* the policy does not use hints */
+	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (meta == MAP_FAILED)
+		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
+				  defs[M_META].name, strerror(errno));
+	old = __atomic_exchange_n(&meta->nr_pools, nr_pools, __ATOMIC_SEQ_CST);
+	/* cached hints were checked against the old count: make tasks resolve again */
+	if (old != nr_pools)
+		bump_gen(meta);
+	munmap(meta, len);
+	if (old != nr_pools)
+		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pools 0..%d now (were 0..%d)",
+			   scxpol_sched_name(s), (int)nr_pools - 1, (int)old - 1);
+	return 0;
+}
+
 int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
 {
 	struct bpf_object *obj = scxpol_sched_object(s);
@@ -373,11 +396,9 @@ void scxpol_hint_client_close(struct scxpol_hint_client *c)
 	free(c);
 }
 
-/* Check @h against the policy's published limits; @what names the target. */
-static int check_hint(struct scxpol_hint_client *c, const char *what, const struct scxpol_hint *h)
+int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy, const char *what,
+		      const struct scxpol_hint *h)
 {
-	struct scxpol_hint_meta m;
-
 	if (!h)
 		return scxpol_err(EINVAL, "%s: hint is NULL", what);
 	if (!h->flags)
@@ -386,30 +407,37 @@ static int check_hint(struct scxpol_hint_client *c, const char *what, const stru
 	if (h->flags & ~SCXPOL_HINT_F_ALL)
 		return scxpol_err(EINVAL, "%s: unknown hint flags 0x%x", what,
 				  h->flags & ~SCXPOL_HINT_F_ALL);
+	if ((h->flags & SCXPOL_HINT_F_POOL) && h->pool != SCXPOL_HINT_POOL_NONE &&
+	    (h->pool < 0 || (__u32)h->pool >= m->nr_pools)) {
+		if (!m->nr_pools)
+			return scxpol_err(EINVAL, "%s: pool %d out of range: policy '%s' has no "
+					  "pools (only SCXPOL_HINT_POOL_NONE)", what, h->pool, policy);
+		return scxpol_err(EINVAL, "%s: pool %d out of range: policy '%s' has pools 0..%u "
+				  "(or SCXPOL_HINT_POOL_NONE)", what, h->pool, policy,
+				  m->nr_pools - 1);
+	}
+	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class >= m->nr_classes) {
+		if (!m->nr_classes)
+			return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts "
+					  "no classes", what, h->class, policy);
+		return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts classes "
+				  "0..%u", what, h->class, policy, m->nr_classes - 1);
+	}
+	if ((h->flags & SCXPOL_HINT_F_IMPORTANCE) && h->importance > m->max_importance)
+		return scxpol_err(EINVAL, "%s: importance %u out of range: policy '%s' accepts "
+				  "0..%u", what, h->importance, policy, m->max_importance);
+	return 0;
+}
+
+/* Check @h against the policy's published limits; @what names the target. */
+static int check_hint(struct scxpol_hint_client *c, const char *what, const struct scxpol_hint *h)
+{
+	struct scxpol_hint_meta m;
+
 	m.nr_pools = __atomic_load_n(&c->meta->nr_pools, __ATOMIC_RELAXED);
 	m.nr_classes = __atomic_load_n(&c->meta->nr_classes, __ATOMIC_RELAXED);
 	m.max_importance = __atomic_load_n(&c->meta->max_importance, __ATOMIC_RELAXED);
-	if ((h->flags & SCXPOL_HINT_F_POOL) && h->pool != SCXPOL_HINT_POOL_NONE &&
-	    (h->pool < 0 || (__u32)h->pool >= m.nr_pools)) {
-		if (!m.nr_pools)
-			return scxpol_err(EINVAL, "%s: pool %d out of range: policy '%s' has no "
-					  "pools (only SCXPOL_HINT_POOL_NONE)", what, h->pool,
-					  c->policy);
-		return scxpol_err(EINVAL, "%s: pool %d out of range: policy '%s' has pools 0..%u "
-				  "(or SCXPOL_HINT_POOL_NONE)", what, h->pool, c->policy,
-				  m.nr_pools - 1);
-	}
-	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class >= m.nr_classes) {
-		if (!m.nr_classes)
-			return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts "
-					  "no classes", what, h->class, c->policy);
-		return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts classes "
-				  "0..%u", what, h->class, c->policy, m.nr_classes - 1);
-	}
-	if ((h->flags & SCXPOL_HINT_F_IMPORTANCE) && h->importance > m.max_importance)
-		return scxpol_err(EINVAL, "%s: importance %u out of range: policy '%s' accepts "
-				  "0..%u", what, h->importance, c->policy, m.max_importance);
-	return 0;
+	return scxpol_hint_check(&m, c->policy, what, h);
 }
 
 static int map_set(struct scxpol_hint_client *c, int m, const void *key, const char *what,
@@ -471,21 +499,13 @@ static int map_clear(struct scxpol_hint_client *c, int m, const void *key, const
 /* The id of cgroup2 directory @path into *@id; @what gets its description. */
 static int cgroup_id(const char *path, __u64 *id, char *what, size_t len)
 {
-	struct statfs sfs;
-	struct stat st;
+	unsigned long long v;
+	int r = scxpol_cgroup_id(path, &v);
 
-	if (!path)
-		return scxpol_err(EINVAL, "cgroup path is NULL");
-	if (stat(path, &st))
-		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return scxpol_err(ENOTDIR, "cgroup '%s': not a directory", path);
-	if (statfs(path, &sfs))
-		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
-	if (sfs.f_type != CGROUP2_MAGIC)
-		return scxpol_err(EINVAL, "cgroup '%s': not on a cgroup2 file system", path);
-	*id = st.st_ino;
-	snprintf(what, len, "cgroup %s (id %llu)", path, (unsigned long long)st.st_ino);
+	if (r)
+		return r;
+	*id = v;
+	snprintf(what, len, "cgroup %s (id %llu)", path, v);
 	return 0;
 }
 
@@ -946,23 +966,83 @@ static int walk_cgroups(int fd, const char *path, struct idset *live, int depth)
 	return r;
 }
 
+/* Field @f (@n bytes) of a mountinfo line into @out, decoding its \ooo escapes. */
+static int mountinfo_unescape(const char *f, size_t n, char *out, size_t len)
+{
+	size_t i, o = 0;
+
+	if (!len)
+		return -ENAMETOOLONG;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)f[i];
+
+		if (c == '\\' && i + 3 < n && f[i + 1] >= '0' && f[i + 1] <= '3' &&
+		    f[i + 2] >= '0' && f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
+			c = (unsigned char)((f[i + 1] - '0') << 6 | (f[i + 2] - '0') << 3 |
+					    (f[i + 3] - '0'));
+			i += 3;
+			if (!c)
+				return -EINVAL;
+		}
+		if (o + 1 >= len)
+			return -ENAMETOOLONG;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t len)
+{
+	/* id parent major:minor root mount-point options [optional...] - type source opts */
+	const char *p = line, *root = NULL, *point = NULL;
+	size_t root_len = 0, point_len = 0;
+	bool dash = false;
+	int field = 0;
+
+	while (*p && *p != '\n') {
+		const char *start = p;
+		size_t n;
+
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+		n = (size_t)(p - start);
+		if (field == 3) {
+			root = start;
+			root_len = n;
+		} else if (field == 4) {
+			point = start;
+			point_len = n;
+		} else if (field >= 6 && dash) {
+			if (n != 7 || memcmp(start, "cgroup2", 7) || root_len != 1 || *root != '/')
+				return 0;
+			return mountinfo_unescape(point, point_len, mnt, len) ?: 1;
+		} else if (field >= 6 && n == 1 && *start == '-') {
+			dash = true;
+		}
+		field++;
+		/* one space ends a field: an empty field is still one */
+		if (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
 /* Mount point of the cgroup2 hierarchy's root into @buf. */
 static int cgroup2_root(char *buf, size_t len)
 {
-	char line[PATH_MAX * 2], root[PATH_MAX], mnt[PATH_MAX], *dash;
+	char line[PATH_MAX * 2];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	int found = 0;
 
 	if (!f)
 		return scxpol_err(errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
 	while (!found && fgets(line, sizeof(line), f)) {
-		dash = strstr(line, " - cgroup2 ");
-		if (!dash)
-			continue;
-		/* id parent major:minor root mount-point ... */
-		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) == 2 && !strcmp(root, "/")) {
-			snprintf(buf, len, "%s", mnt);
-			found = 1;
+		found = scxpol_mountinfo_cgroup2(line, buf, len);
+		if (found < 0) {
+			fclose(f);
+			return scxpol_err(-found, "/proc/self/mountinfo: cannot use the cgroup2 mount "
+					  "point in line '%.200s': %s", line, strerror(-found));
 		}
 	}
 	fclose(f);

@@ -41,6 +41,21 @@ SCXPOL_HIDDEN int scxpol_read_file(const char *root, const char *path,
 				   char *buf, size_t len);
 
 /*
+ * The id of cgroup2 directory @path (its inode number, what the kernel's
+ * kernfs node id is) into *@id. 0, or a negative errno with a message:
+ * -ENOENT and the like from stat(), -ENOTDIR, -EINVAL (not cgroup2).
+ */
+SCXPOL_HIDDEN int scxpol_cgroup_id(const char *path, unsigned long long *id);
+
+/*
+ * Classification rules (lib/match.c): the LPM-trie key of comm pattern
+ * @pattern ("name" or "prefix*"), or a negative errno with a message.
+ */
+struct scxpol_match_comm_key;
+SCXPOL_HIDDEN int scxpol_match_comm_pattern(const char *pattern,
+					    struct scxpol_match_comm_key *key);
+
+/*
  * Options structs: callers set ->sz to the size they were built with. A
  * larger struct from a newer caller is accepted only if the bytes this
  * library does not know are zero.
@@ -85,6 +100,29 @@ struct scxpol_stats_opts;
 
 /* "user:group" (names, or numbers without one) of @st, for permission messages. */
 SCXPOL_HIDDEN void scxpol_owner_name(const struct stat *st, char *buf, size_t len);
+
+/*
+ * Hint internals (lib/hint.c), exposed for tests and fuzzing. hint_check:
+ * 0 if @h is valid under the limits @m of policy @policy, else -EINVAL with
+ * a message naming @what and the accepted range. mountinfo_cgroup2: 1 if
+ * the /proc/self/mountinfo line @line mounts the root of the cgroup2
+ * hierarchy, its mount point (escapes decoded) then in @mnt; 0 for any
+ * other line; -ENAMETOOLONG when the mount point does not fit in @len
+ * bytes, -EINVAL when it decodes to a NUL.
+ */
+struct scxpol_hint;
+struct scxpol_hint_meta;
+SCXPOL_HIDDEN int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy,
+				    const char *what, const struct scxpol_hint *h);
+SCXPOL_HIDDEN int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t len);
+
+/*
+ * After scxpol_pool_publish() committed a plan of @nr_pools pools: pool
+ * hints of @s's policy are valid for those pools only from now on (the
+ * meta's nr_pools follows the plan, and its generation is bumped when that
+ * changes). 0 when the policy has no hint maps. Called by lib/pool_publish.c.
+ */
+SCXPOL_HIDDEN int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools);
 
 /*
  * Stats server internals (lib/stats.c), exposed for tests. parse_request:

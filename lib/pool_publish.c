@@ -79,6 +79,7 @@ static const struct sized_map sized_maps[] = {
 	{ "scxpol_pool_slots", n_halves },
 	{ "scxpol_pool_llcs", n_llcs },
 	{ "scxpol_pool_cpus", n_cpus2 },
+	{ "scxpol_pool_curr", n_cpus },
 	{ "scxpol_pool_order", n_order2 },
 	{ "scxpol_pool_clock", n_pools1 },
 	{ "scxpol_pool_queued", n_pools1 },
@@ -510,7 +511,8 @@ int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *p
 		snprintf(text, sizeof(text), "%u pools", scxpol_pool_plan_nr_pools(plan));
 	scxpol_log(SCXPOL_LOG_INFO, "%s: published pools (generation %llu): %s",
 		   scxpol_sched_name(s), (unsigned long long)args.gen, text);
-	return 0;
+	/* pool hints name pools of this plan only (lib/hint.c) */
+	return scxpol_hint_pools_published(s, args.nr_pools);
 }
 
 /* --- reading back -------------------------------------------------------- */

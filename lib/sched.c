@@ -49,6 +49,8 @@ struct scxpol_sched {
 		scxpol_sched_ext_fn fn;
 		void *data;
 	} ext[SCXPOL_SCHED_EXT_NR];
+	/* where scxpol_sched_print_prog_stats() printed: run counts go there at detach */
+	FILE *prog_stats_f;
 };
 
 static const char *const exit_kind_names[][2] = {
@@ -519,6 +521,8 @@ bool scxpol_sched_exited(struct scxpol_sched *s)
 	return read_exit_record(s) == 0;
 }
 
+static void print_run_stats(struct scxpol_sched *s, FILE *f);
+
 int scxpol_sched_detach(struct scxpol_sched *s)
 {
 	size_t i;
@@ -532,6 +536,8 @@ int scxpol_sched_detach(struct scxpol_sched *s)
 		s->ops_link = NULL;
 		read_exit_record(s);
 		scxpol_log(SCXPOL_LOG_INFO, "%s: detached", s->name);
+		if (s->prog_stats_f)
+			print_run_stats(s, s->prog_stats_f);
 	}
 	return 0;
 }
@@ -793,7 +799,75 @@ int scxpol_sched_print_prog_stats(struct scxpol_sched *s, FILE *f)
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s: verifier: %s %u insns\n", s->name, st[i].name, st[i].verified_insns);
 	free(st);
+	if (n >= 0)
+		s->prog_stats_f = f;
 	return n < 0 ? n : 0;
+}
+
+/*
+ * The sched_ext_ops member struct_ops program @prog is bound to, from the
+ * kernel's BTF @kbtf (libbpf records the member's index in the kernel's
+ * struct as the program's expected attach type); "-" for other programs.
+ */
+static const char *prog_callback(const struct btf *kbtf, const struct btf_type *ops,
+				 struct bpf_program *prog)
+{
+	unsigned int idx = (unsigned int)bpf_program__expected_attach_type(prog);
+
+	if (!ops || bpf_program__type(prog) != BPF_PROG_TYPE_STRUCT_OPS || idx >= btf_vlen(ops))
+		return "-";
+	return btf__name_by_offset(kbtf, btf_members(ops)[idx].name_off);
+}
+
+/*
+ * At detach, for the scxpol_sched_print_prog_stats() caller: one line per
+ * program with its run count and run time, when the kernel counted them
+ * (kernel.bpf_stats_enabled=1 while the scheduler ran). Read before the
+ * object goes: the counts live in the programs.
+ */
+static void print_run_stats(struct scxpol_sched *s, FILE *f)
+{
+	const struct btf_type *ops = NULL;
+	struct scxpol_prog_stat *st;
+	struct bpf_program *prog;
+	struct btf *kbtf;
+	uint64_t runs = 0;
+	int n, i = 0;
+
+	n = scxpol_sched_prog_stats(s, NULL, 0);
+	if (n <= 0)
+		return;
+	st = calloc((size_t)n, sizeof(*st));
+	if (!st)
+		return;
+	n = scxpol_sched_prog_stats(s, st, (size_t)n);
+	for (i = 0; i < n; i++)
+		runs += st[i].run_cnt;
+	if (!runs) {
+		free(st);
+		return;
+	}
+	kbtf = s->btf_path[0] ? btf__parse(s->btf_path, NULL) : btf__load_vmlinux_btf();
+	if (kbtf) {
+		__s32 id = btf__find_by_name_kind(kbtf, "sched_ext_ops", BTF_KIND_STRUCT);
+
+		ops = id > 0 ? btf__type_by_id(kbtf, (__u32)id) : NULL;
+	}
+	i = 0;
+	/* scxpol_sched_prog_stats() lists the programs in this order */
+	bpf_object__for_each_program(prog, s->obj) {
+		if (bpf_program__fd(prog) < 0)
+			continue;
+		if (i == n)
+			break;
+		fprintf(f, "%s: run: %s %s %llu runs %llu ns\n", s->name, st[i].name,
+			kbtf ? prog_callback(kbtf, ops, prog) : "-",
+			(unsigned long long)st[i].run_cnt, (unsigned long long)st[i].run_time_ns);
+		i++;
+	}
+	fflush(f);
+	btf__free(kbtf);
+	free(st);
 }
 
 int scxpol_sched_print_exit(struct scxpol_sched *s, FILE *f)

@@ -415,7 +415,9 @@ static int jerr(struct jdoc *d, const char *what)
 
 static void jws(struct jdoc *d)
 {
-	while (d->pos < d->len && strchr(" \t\r\n", d->in[d->pos]))
+	/* not strchr(): it would take a NUL byte for white space */
+	while (d->pos < d->len && (d->in[d->pos] == ' ' || d->in[d->pos] == '\t' ||
+				   d->in[d->pos] == '\r' || d->in[d->pos] == '\n'))
 		d->pos++;
 }
 

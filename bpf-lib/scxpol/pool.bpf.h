@@ -20,18 +20,19 @@
  * Per pool: flags, a bpf_cpumask, one per (pool, LLC), an order list (the
  * other pools, nearest first), a vtime clock (struct scxpol_vclock, not
  * double-buffered: it carries over resizes) and a DSQ, SCXPOL_DSQ_POOL(i).
- * Per CPU: its pool, LLC and node (O(1) lookup). Plus the CPUs of all
+ * Per CPU: its pool, LLC and node (O(1) lookup), and the pool and vtime of
+ * the task it runs (wakeup preemption). Plus the CPUs of all
  * lending pools, of all stealing pools, and the CPUs now running a borrowed
  * task.
  *
- * Callbacks to wire (each does one scxpol_task_ctx() lookup and one
- * scxpol_pool_view()):
+ * Callbacks to wire (each does one scxpol_task_ctx() lookup, of the task
+ * or, in dispatch, of the previous task, and one scxpol_pool_view()):
  *   init       scxpol_pool_init()
  *   init_task  scxpol_task_init()
  *   enable     scxpol_pool_enable()
  *   select_cpu scxpol_pool_select_cpu()
  *   enqueue    scxpol_pool_enqueue()
- *   dispatch   scxpol_pool_dispatch()
+ *   dispatch   scxpol_pool_dispatch_prev()
  *   running    scxpol_pool_running()
  *   stopping   scxpol_pool_stopping()
  *   quiescent  scxpol_pool_quiescent()
@@ -70,11 +71,14 @@
 /* Where scxpol_pool_dispatch() found work. */
 enum scxpol_pool_source {
 	SCXPOL_POOL_SRC_NONE,
+	SCXPOL_POOL_SRC_KEEP,   /* the previous task keeps the CPU (ahead of its queue) */
 	SCXPOL_POOL_SRC_POOL,   /* the CPU's own pool */
 	SCXPOL_POOL_SRC_SHARED, /* the shared queue */
 	SCXPOL_POOL_SRC_STEAL,  /* another STEAL pool's queue */
 	SCXPOL_POOL_SRC_BORROW, /* a BORROW pool's queue, on this LEND pool's CPU */
 };
+
+#define SCXPOL_TASK_QUEUED scxpol_kenum(scx_ent_flags, SCX_TASK_QUEUED)
 
 #ifdef SCXPOL_HOST_TEST
 #define SCXPOL_POOL_CONST volatile /* host tests play scxpol_pool_setup() */
@@ -100,6 +104,13 @@ struct scxpol_pool_slot {
 /* Per-CPU dispatch state. */
 struct scxpol_pool_pcpu {
 	u32 nr_dispatch;
+};
+
+/* What a CPU runs (scxpol_pool_running()), read by other CPUs' enqueues. */
+struct scxpol_pool_curr {
+	u64 vtime; /* vtime of the task it runs, when it started */
+	s32 pool;  /* that task's pool; -1: idle, or a task in no pool */
+	u32 pad;
 };
 
 #define SCXPOL_POOL__LEND 0     /* scxpol_pool_masks: lend union of half h at 0 + h */
@@ -169,6 +180,13 @@ struct {
 	__type(key, u32);
 	__type(value, struct scxpol_pool_pcpu);
 } scxpol_pool_pcpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_curr);
+} scxpol_pool_curr SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -522,12 +540,11 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	}
 	if (pm && p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids()) {
 		if (bpf_cpumask_intersects(pm, p->cpus_ptr)) {
+			/* the pool's masks ignore affinity: only prev can be checked cheaply */
 			if (scxpol_pool_of_cpu(v, prev_cpu) == pool &&
 			    bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
-			    scx_bpf_test_and_clear_cpu_idle(prev_cpu)) {
+			    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
 				scxpol_pool__direct(p, slice);
-				return prev_cpu;
-			}
 			return prev_cpu;
 		}
 		pm = NULL; /* its affinity leaves the pool: the kernel places it */
@@ -550,14 +567,38 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 /* --- ops.enqueue --------------------------------------------------------- */
 
 /*
- * After @pool got a task and no CPU was placed for it: wake an idle CPU of
- * @pool; else, for a LEND pool, take back one of its CPUs running a
- * borrowed task (SCXPOL_KICK_PREEMPT); else, for a BORROW pool, wake an idle
- * CPU of a LEND pool; else, for a STEAL pool, wake an idle CPU of a STEAL
- * pool, which will steal.
+ * Wakeup preemption: if @p's CPU is in @pool and runs a task of @pool that
+ * is behind @p in vtime, preempt it, so that a waking task does not wait a
+ * whole slice (up to the kernel's default slice, when the running task was
+ * kept for lack of other work) behind, say, a busy poller.
  */
-static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v, s32 pool,
-					      const struct cpumask *pm)
+static __always_inline bool scxpol_pool__preempt(const struct scxpol_pool_view *v,
+						 struct task_struct *p, s32 pool, u64 vtime)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct scxpol_pool_curr *c;
+	u32 key = (u32)cpu;
+
+	if (scxpol_pool_of_cpu(v, cpu) != pool)
+		return false;
+	c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+	if (!c || c->pool != pool || !scxpol_time_before(vtime, c->vtime))
+		return false;
+	scx_bpf_kick_cpu(cpu, SCXPOL_KICK_PREEMPT);
+	return true;
+}
+
+/*
+ * After @p, with @vtime, was queued on @pool and no CPU was placed for it:
+ * wake an idle CPU of @pool; else, for a wakeup, preempt a later task of
+ * @pool on @p's CPU (scxpol_pool__preempt()); else, for a LEND pool, take
+ * back one of its CPUs running a borrowed task (SCXPOL_KICK_PREEMPT); else,
+ * for a BORROW pool, wake an idle CPU of a LEND pool; else, for a STEAL
+ * pool, wake an idle CPU of a STEAL pool, which will steal.
+ */
+static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
+					      struct task_struct *p, s32 pool,
+					      const struct cpumask *pm, u64 vtime, u64 enq_flags)
 {
 	const struct cpumask *other;
 	struct bpf_cpumask *b;
@@ -569,6 +610,8 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v, 
 		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
+	if ((enq_flags & SCXPOL_ENQ_WAKEUP) && scxpol_pool__preempt(v, p, pool, vtime))
+		return;
 	if (flags & SCXPOL_POOL_LEND) {
 		b = scxpol_pool__borrowed();
 		if (b) {
@@ -601,7 +644,8 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v, 
  * insert it into the pool's queue at its vtime on the pool's clock
  * (scxpol_vtime_enqueue_ctx(); a task flagged as a busy poller goes one
  * @slice later and counts SCXPOL_STAT_BUSY_POLL_DEMOTE), then make sure a
- * CPU will pick it up (see scxpol_pool__wake()). A task pinned to one CPU
+ * CPU will pick it up soon (see scxpol_pool__wake(): an idle CPU, wakeup
+ * preemption, reclaim, lending, stealing). A task pinned to one CPU
  * goes to that CPU's local DSQ: in a queue other CPUs serve first it could
  * starve. A task whose affinity misses its pool goes to the shared queue.
  */
@@ -648,7 +692,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
-	scxpol_pool__wake(v, pool, pm);
+	scxpol_pool__wake(v, p, pool, pm, vtime, enq_flags);
 }
 
 /* --- ops.dispatch -------------------------------------------------------- */
@@ -686,16 +730,67 @@ static __always_inline bool scxpol_pool__pull(const struct scxpol_pool_view *v, 
 	return false;
 }
 
+/* The vtime of the first task of @dsq; false when it is empty. */
+static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime)
+{
+	struct task_struct *q;
+
+	if (scx_bpf_dsq_nr_queued(dsq) <= 0)
+		return false;
+	bpf_for_each(scx_dsq, q, dsq, 0) {
+		*vtime = q->scx.dsq_vtime;
+		return true;
+	}
+	return false;
+}
+
 /*
- * ops.dispatch on @cpu: move one task to its local DSQ, looking in this
- * order: @cpu's pool queue -> the shared queue -> (a STEAL pool) the
- * queues of the other STEAL pools, nearest first -> (a LEND pool) the
- * queues of BORROW pools, nearest first. Every SCXPOL_POOL_SHARED_EVERY-th
- * dispatch on a CPU looks at the shared queue first. A CPU in no pool
- * serves the shared queue only. Counts where the task came from
- * (SCXPOL_STAT_DISPATCH_*) and returns it (enum scxpol_pool_source).
+ * Whether @prev, whose slice ran out but which is still runnable, should go
+ * on running on @cpu of @pool: it is a task of @pool, and its queue is
+ * empty or its head is not ahead of @prev (scxpol_vtime_requeue_ctx(), plus
+ * the busy-poll demotion). The kernel re-enqueues @prev only after
+ * ops.dispatch, so without this the head of the queue would always win and
+ * two tasks would take turns slice by slice whatever their vtimes. If so,
+ * @prev gets a new slice (the one it was last given).
  */
-static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v, s32 cpu)
+static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
+					      struct task_struct *prev, s32 pool)
+{
+	struct scxpol_task_ctx *t;
+	struct scxpol_vclock *c;
+	u64 head, vtime;
+
+	if (!prev || !(prev->scx.flags & SCXPOL_TASK_QUEUED) || !scxpol_pool_valid(v, pool))
+		return false;
+	t = scxpol_task_ctx(prev);
+	c = scxpol_pool_vclock(pool);
+	if (!t || !c || t->pool != pool || !t->slice)
+		return false;
+	if (scxpol_pool__head_vtime(SCXPOL_DSQ_POOL(pool), &head)) {
+		vtime = scxpol_vtime_requeue_ctx(c, prev, t);
+		if (scxpol_vtime_busy_poll_ctx(t))
+			vtime += t->slice;
+		if (!scxpol_time_before(vtime, head))
+			return false;
+	}
+	prev->scx.slice = t->slice;
+	return true;
+}
+
+/*
+ * ops.dispatch on @cpu (@prev: ops.dispatch's previous task, or NULL): move one task
+ * to the CPU's local DSQ, looking in this order: @cpu's pool queue, where
+ * a still-runnable @prev of the pool competes with the head by vtime (it
+ * keeps the CPU if it is ahead: scxpol_pool__keep()) -> the shared queue
+ * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
+ * (a LEND pool) the queues of BORROW pools, nearest first. Every
+ * SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks at the shared queue
+ * first. A CPU in no pool serves the shared queue only. Counts where the
+ * task came from (SCXPOL_STAT_DISPATCH_*) and returns it (enum
+ * scxpol_pool_source).
+ */
+static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
+						     struct task_struct *prev)
 {
 	struct scxpol_pool_pcpu *pc;
 	struct scxpol_pool_slot *s;
@@ -708,6 +803,8 @@ static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v
 		shared_first = true;
 	if (shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
 		return SCXPOL_POOL_SRC_SHARED;
+	if (scxpol_pool__keep(v, prev, pool))
+		return SCXPOL_POOL_SRC_KEEP;
 	s = scxpol_pool__slot(v, pool);
 	if (s) {
 		flags = s->desc.flags;
@@ -727,26 +824,47 @@ static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v
 	return SCXPOL_POOL_SRC_NONE;
 }
 
+/*
+ * The same without the previous task: the head of the CPU's pool queue
+ * wins over a still-runnable previous task whatever their vtimes (the
+ * kernel keeps the previous task only when nothing else is found).
+ */
+static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v, s32 cpu)
+{
+	return scxpol_pool_dispatch_prev(v, cpu, NULL);
+}
+
 /* --- ops.running / stopping / quiescent ---------------------------------- */
 
 /*
- * ops.running: advance the clock of @p's pool, and if @p runs on a CPU its
- * BORROW pool borrowed from a LEND pool, mark the CPU (so the lender can
- * take it back) and @p (SCXPOL_TASKF_BORROWED).
+ * ops.running: advance the clock of @p's pool (unless @p is a demoted busy
+ * poller, see scxpol_pool_enqueue()), note what the CPU runs (for
+ * wakeup preemption), and if @p runs on a CPU its BORROW pool borrowed from
+ * a LEND pool, mark the CPU (so the lender can take it back) and @p
+ * (SCXPOL_TASKF_BORROWED).
  */
 static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t)
 {
+	struct scxpol_pool_curr *cur;
 	struct scxpol_vclock *c;
 	struct bpf_cpumask *b;
 	s32 cpu, here;
+	u32 key;
 
 	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
+	/* (a demoted busy poller does not advance it: scxpol_vtime_running_ctx()) */
 	if (c)
 		scxpol_vtime_running_ctx(c, p, t);
+	cpu = scx_bpf_task_cpu(p);
+	key = (u32)cpu;
+	cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+	if (cur) {
+		cur->vtime = p->scx.dsq_vtime;
+		cur->pool = t && scxpol_pool_valid(v, t->pool) ? t->pool : -1;
+	}
 	if (!t || !scxpol_pool_valid(v, t->pool))
 		return;
-	cpu = scx_bpf_task_cpu(p);
 	here = scxpol_pool_of_cpu(v, cpu);
 	if (here < 0 || here == t->pool || !(scxpol_pool_flags(v, here) & SCXPOL_POOL_LEND) ||
 	    !(scxpol_pool_flags(v, t->pool) & SCXPOL_POOL_BORROW))
@@ -762,13 +880,18 @@ static __always_inline void scxpol_pool_stopping(const struct scxpol_pool_view *
 						 struct task_struct *p, struct scxpol_task_ctx *t,
 						 bool runnable)
 {
+	struct scxpol_pool_curr *cur;
 	struct scxpol_vclock *c;
 	struct bpf_cpumask *b;
+	u32 key = (u32)scx_bpf_task_cpu(p);
 
 	(void)v;
 	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
 	if (c)
 		scxpol_vtime_stopping_ctx(c, p, t, runnable);
+	cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+	if (cur)
+		cur->pool = -1;
 	if (!t || !(t->flags & SCXPOL_TASKF_BORROWED))
 		return;
 	t->flags &= ~SCXPOL_TASKF_BORROWED;

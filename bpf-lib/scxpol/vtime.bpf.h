@@ -22,6 +22,14 @@
  *                     enqueue it is reset to the clock. Short, sleepy
  *                     workers move ahead; busy pollers fall behind.
  *
+ * Head of the queue: a task enqueued with SCXPOL_ENQ_HEAD goes ahead of
+ * every task queued without it (heads among themselves by vtime): a vtime
+ * DSQ ignores the kernel's SCX_ENQ_HEAD, so the enqueue helpers return the
+ * task's vtime minus SCXPOL_VTIME_HEAD_LAG instead (wrap-safe, as the
+ * kernel's vtime order is), and scxpol_vtime_running() gives the lag back
+ * when the task starts: it keeps its fairness account, so a task that is
+ * always put at the head is still charged for what it runs.
+ *
  * Busy-poll signal: a task that used its whole slice without sleeping for
  * busy_poll_after consecutive stints is flagged; scxpol_vtime_busy_poll()
  * tells the policy, which may de-prioritise it.
@@ -45,6 +53,9 @@ enum scxpol_vtime_rule {
 	SCXPOL_VTIME_FAIR = 0,
 	SCXPOL_VTIME_ALG1 = 1,
 };
+
+/* How far behind the clock a SCXPOL_ENQ_HEAD enqueue puts a task. */
+#define SCXPOL_VTIME_HEAD_LAG (1ULL << 62)
 
 struct scxpol_vclock {
 	u64 now;              /* the clock */
@@ -88,8 +99,9 @@ static __always_inline void scxpol_vtime_enable(struct scxpol_vclock *c, struct 
 
 /*
  * The vtime to insert @p with (ops.enqueue), applying the lag rules and the
- * clock's rule. @slice is the slice @p will get. Also stores it in
- * p->scx.dsq_vtime. @t is @p's context (scxpol_task_ctx(); may be NULL, then
+ * clock's rule, or the head of the queue with SCXPOL_ENQ_HEAD in
+ * @enq_flags. @slice is the slice @p will get. Also stores the lag-ruled
+ * vtime in p->scx.dsq_vtime. @t is @p's context (scxpol_task_ctx(); may be NULL, then
  * only the lag rules apply): the _ctx variants let a callback that already
  * looked it up avoid a second lookup.
  */
@@ -116,6 +128,8 @@ static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, str
 	if (scxpol_time_before(vtime, floor))
 		vtime = floor;
 	p->scx.dsq_vtime = vtime;
+	if (enq_flags & SCXPOL_ENQ_HEAD)
+		return vtime - SCXPOL_VTIME_HEAD_LAG;
 	return vtime;
 }
 
@@ -125,13 +139,22 @@ static __always_inline u64 scxpol_vtime_enqueue(struct scxpol_vclock *c, struct 
 	return scxpol_vtime_enqueue_ctx(c, p, scxpol_task_ctx(p), enq_flags, slice);
 }
 
-/* @p starts running (ops.running): remember when, and advance the clock. */
+/*
+ * @p starts running (ops.running): remember when, and advance the clock. A
+ * task inserted at the head (SCXPOL_ENQ_HEAD) gets its own vtime back. A
+ * task flagged as a busy poller does not advance the clock: a policy that
+ * demotes it puts it later than its due, and the clock would drag every
+ * other task's floor up to it, undoing the demotion.
+ */
 static __always_inline void scxpol_vtime_running_ctx(struct scxpol_vclock *c, struct task_struct *p,
 						     struct scxpol_task_ctx *t)
 {
+	if (scxpol_time_before(p->scx.dsq_vtime + SCXPOL_VTIME_HEAD_LAG / 2, scxpol_vclock_read(c)))
+		p->scx.dsq_vtime += SCXPOL_VTIME_HEAD_LAG;
 	if (t)
 		t->run_start = scxpol_now();
-	scxpol_vclock_advance(c, p->scx.dsq_vtime);
+	if (!t || !(t->flags & SCXPOL_TASKF_BUSY_POLL))
+		scxpol_vclock_advance(c, p->scx.dsq_vtime);
 }
 
 static __always_inline void scxpol_vtime_running(struct scxpol_vclock *c, struct task_struct *p)
@@ -155,10 +178,15 @@ static __always_inline void scxpol_vtime_stopping_ctx(struct scxpol_vclock *c, s
 	t->last_runtime = scxpol_vtime_scale(ran, p->scx.weight);
 	if (c->rule == SCXPOL_VTIME_FAIR)
 		p->scx.dsq_vtime += t->last_runtime;
-	/* Still runnable with the slice used up: it did not sleep. */
+	/*
+	 * Still runnable with the slice used up: it did not sleep. A stint
+	 * kept running across slices (nothing else wanted the CPU) counts
+	 * each slice.
+	 */
 	if (runnable && t->slice && ran >= t->slice) {
-		if (t->full_slices < 0xffffffff)
-			t->full_slices++;
+		u64 n = t->full_slices + ran / t->slice;
+
+		t->full_slices = n < 0xffffffff ? (u32)n : 0xffffffff;
 	} else if (!runnable) {
 		t->full_slices = 0;
 	}
@@ -172,6 +200,26 @@ static __always_inline void scxpol_vtime_stopping(struct scxpol_vclock *c, struc
 						  bool runnable)
 {
 	scxpol_vtime_stopping_ctx(c, p, scxpol_task_ctx(p), runnable);
+}
+
+/*
+ * The vtime @p, still running, would be queued at if it were re-enqueued
+ * now without having slept: its vtime plus the charge of the current stint
+ * under the clock's rule, no earlier than the clock. What ops.dispatch
+ * compares a still-runnable previous task with (the kernel re-enqueues it
+ * only after dispatch).
+ */
+static __always_inline u64 scxpol_vtime_requeue_ctx(struct scxpol_vclock *c, struct task_struct *p,
+						    struct scxpol_task_ctx *t)
+{
+	u64 now = scxpol_vclock_read(c), vtime = p->scx.dsq_vtime, charge = 0;
+
+	if (t && t->run_start)
+		charge = scxpol_vtime_scale(scxpol_now() - t->run_start, p->scx.weight);
+	if (t && c->rule == SCXPOL_VTIME_ALG1)
+		charge /= t->nr_sleeps + 1;
+	vtime += charge;
+	return scxpol_time_before(vtime, now) ? now : vtime;
 }
 
 /* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it. */

@@ -15,6 +15,10 @@
  * domain's CPUs: on an idle one if there is one, else queued on the
  * domain's queue. Every other task (the rest of the system, invocations
  * the control plane left to the shared queue) goes to the shared queue.
+ * Like the paper's, an assignment takes effect at the task's next
+ * scheduling cycle (wakeup or slice expiry): a task already waiting in a
+ * queue runs from there once more. So a control plane hints a cgroup
+ * before it wakes the invocation's tasks.
  *
  * The queues are ordered by Algorithm 1: at every enqueue a task's vtime
  * grows by the CPU time of its last stint divided by how often it slept
@@ -80,7 +84,7 @@ void SCXPOL_OPS(faas_dispatch, s32 cpu, struct task_struct *prev)
 	struct scxpol_pool_view v;
 
 	scxpol_pool_view(&v);
-	scxpol_pool_dispatch(&v, cpu);
+	scxpol_pool_dispatch_prev(&v, cpu, prev);
 }
 
 void SCXPOL_OPS(faas_running, struct task_struct *p)

@@ -109,7 +109,9 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	r = scxpol_pool_publish(s, o->plan);
 	if (r)
 		return r;
-	scxpol_pool_plan_format(o->plan, text, sizeof(text));
+	if (scxpol_pool_plan_format(o->plan, text, sizeof(text)) < 0)
+		snprintf(text, sizeof(text), "%u (too many CPU ranges to print)",
+			 scxpol_pool_plan_nr_pools(o->plan));
 	printf("faas: domains: %s\n", text);
 	fflush(stdout);
 	return 0;

@@ -350,6 +350,25 @@ int faas_cgroup_create(const char *root, const char *name, char *path, size_t le
 	return 0;
 }
 
+int faas_body_asleep(pid_t pid, char *err, size_t errlen)
+{
+	char file[64], buf[128];
+	ssize_t n;
+	int fd, r;
+
+	snprintf(file, sizeof(file), "/proc/%d/wchan", (int)pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return faas_errf(err, errlen, errno, "cannot open %s: %s", file, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	r = errno;
+	close(fd);
+	if (n < 0)
+		return faas_errf(err, errlen, r, "cannot read %s: %s", file, strerror(r));
+	buf[n] = '\0';
+	return n > 0 && strcmp(buf, "0") && strcmp(buf, "0\n");
+}
+
 int faas_cgroup_move(const char *path, pid_t pid, char *err, size_t errlen)
 {
 	char file[4096], num[32];

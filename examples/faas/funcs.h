@@ -22,8 +22,8 @@
  * work; the report carries the first CPU and the set of CPUs seen.
  *
  * Process protocol (faas_body_spawn): the child is forked blocked on a "go"
- * pipe; the parent moves it into its cgroup, tells the policy, then writes
- * one byte. Only then does the body start its clock and work, so it never
+ * pipe; the parent moves it into its cgroup, waits until it is asleep
+ * (faas_body_asleep), tells the policy, then writes one byte. Only then does the body start its clock and work, so it never
  * does work outside its cgroup or before its domain is known. It ends by
  * writing one struct faas_body_report (smaller than PIPE_BUF, so atomic on
  * a pipe shared by all children) and exits 0; any failure exits non-zero.
@@ -102,6 +102,18 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,
 		      size_t errlen);
+
+/*
+ * faas_body_asleep - whether the spawned body @pid is asleep, off the run
+ * queue (its /proc/PID/wchan names where it sleeps; it reads "0" while the
+ * task is running or queued to run, on Linux 5.16 and later). Release a
+ * body only then: its go byte then wakes it, and the scheduler places it
+ * seeing its cgroup and hint. A body that has not blocked yet may still sit
+ * in a run queue chosen when it had neither, and would start working there.
+ * Returns 1 (asleep), 0 (not yet) or a negative errno with the reason in
+ * @err.
+ */
+int faas_body_asleep(pid_t pid, char *err, size_t errlen);
 
 /*
  * faas_cgroup_create - create cgroup directory @root/@name; its path goes

@@ -18,6 +18,8 @@
 #define POLL_MAX_MS 10		   /* bounds how late an exited body is reaped */
 #define PREPARE_AHEAD_NS 250000000ULL /* prepare bodies this long before arrival */
 #define PREPARE_MAX 64		   /* ... but no more than this many at once */
+#define ASLEEP_RETRY_NS 1000000ULL /* a body not asleep yet: look again this soon */
+#define ASLEEP_MAX_NS 20000000000ULL /* ... failing this long after its arrival */
 
 struct inv_state {
 	pid_t pid;
@@ -40,6 +42,8 @@ struct run {
 	uint64_t next_prep;  /* ... to prepare: [next, next_prep) wait for go */
 	uint64_t *rm;	     /* reaped invocations whose cgroup is still there */
 	size_t nr_rm;
+	uint64_t *pend;	     /* arrived, waiting for their bodies to fall asleep */
+	size_t nr_pend;
 	uint64_t t0;
 	int rep_fd[2];
 	char *err;
@@ -149,7 +153,36 @@ static int prepare(struct run *R, uint64_t id)
 	return 0;
 }
 
-/* Invocation @id arrives: pick its domain, tell the sink, release the body. */
+/* Tell the sink the domain of invocation @id, then let its body run. */
+static int release(struct run *R, uint64_t id)
+{
+	const struct faas_sink *sink = R->o->sink;
+	struct faas_inv_result *res = &R->r->res[id];
+	struct inv_state *st = &R->st[id];
+	int r = 0;
+
+	if (sink && sink->assign && res->domain >= 0) {
+		r = sink->assign(sink->ctx, res->cgroup_id, res->domain);
+		if (r)
+			return fail(R, -r, "sink '%s': assigning cgroup %llu (invocation %llu) to "
+				    "domain %d: %s", sink->name, (unsigned long long)res->cgroup_id,
+				    (unsigned long long)id, res->domain, sink_error(sink, r));
+		st->hinted = true;
+	}
+	res->released_ns = faas_now_ns() - R->t0;
+	if (write(st->go_fd, "g", 1) != 1)
+		r = fail(R, errno, "invocation %llu: cannot start its body: %s",
+			 (unsigned long long)id, strerror(errno));
+	close(st->go_fd);
+	st->go_fd = -1;
+	return r;
+}
+
+/*
+ * Invocation @id arrives: pick its domain and release it. One whose domain
+ * goes to the sink waits, pending, until its body is asleep on its go pipe
+ * (see faas_body_asleep()); later arrivals go ahead meanwhile.
+ */
 static int start(struct run *R, uint64_t id)
 {
 	const struct faas_invocation *inv = &R->o->trace->inv[id];
@@ -168,22 +201,45 @@ static int start(struct run *R, uint64_t id)
 	if (r)
 		return fail(R, -r, "%s", faas_iat_error(R->iat));
 	st->granted = true;
-	if (sink && sink->assign && res->domain >= 0) {
-		r = sink->assign(sink->ctx, res->cgroup_id, res->domain);
-		if (r)
-			return fail(R, -r, "sink '%s': assigning cgroup %llu (invocation %llu) to "
-				    "domain %d: %s", sink->name, (unsigned long long)res->cgroup_id,
-				    (unsigned long long)id, res->domain, sink_error(sink, r));
-		st->hinted = true;
-	}
-	res->released_ns = faas_now_ns() - R->t0;
-	if (write(st->go_fd, "g", 1) != 1)
-		r = fail(R, errno, "invocation %llu: cannot start its body: %s",
-			 (unsigned long long)id, strerror(errno));
-	close(st->go_fd);
-	st->go_fd = -1;
 	R->next = id + 1;
-	return r;
+	if (sink && sink->assign && res->domain >= 0) {
+		r = faas_body_asleep(st->pid, R->err, R->errlen);
+		if (r < 0)
+			return r;
+		if (!r) {
+			R->pend[R->nr_pend++] = id;
+			return 0;
+		}
+	}
+	return release(R, id);
+}
+
+/* Release the pending invocations whose bodies are asleep now. */
+static int release_pending(struct run *R, uint64_t now)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < R->nr_pend;) {
+		uint64_t id = R->pend[i];
+
+		r = faas_body_asleep(R->st[id].pid, R->err, R->errlen);
+		if (r < 0)
+			return r;
+		if (!r && now < R->r->res[id].arrival_ns + ASLEEP_MAX_NS) {
+			i++;
+			continue;
+		}
+		if (!r)
+			return fail(R, ETIMEDOUT, "invocation %llu: its body (pid %d) is not asleep "
+				    "on its go pipe %llu s after its arrival", (unsigned long long)id,
+				    (int)R->st[id].pid, ASLEEP_MAX_NS / 1000000000ULL);
+		R->pend[i] = R->pend[--R->nr_pend];
+		r = release(R, id);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 static int unhint(struct run *R, uint64_t id)
@@ -445,9 +501,10 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	R.st = calloc(o->trace->nr_inv, sizeof(*R.st));
 	R.flight = calloc(o->trace->nr_inv, sizeof(*R.flight));
 	R.rm = calloc(o->trace->nr_inv, sizeof(*R.rm));
+	R.pend = calloc(o->trace->nr_inv, sizeof(*R.pend));
 	if (R.r)
 		R.r->res = calloc(o->trace->nr_inv, sizeof(*R.r->res));
-	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm) {
+	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm || !R.pend) {
 		r = fail(&R, ENOMEM, "out of memory for %llu invocations",
 			 (unsigned long long)o->trace->nr_inv);
 		goto out;
@@ -513,11 +570,15 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		while (!r && R.next < R.r->nr && R.r->res[R.next].arrival_ns <= now)
 			r = start(&R, R.next);
 		if (!r)
+			r = release_pending(&R, now);
+		if (!r)
 			r = reap(&R);
 		if (!r && background(&R, now, &r))
 			wake = now; /* there may be more: look again at once */
 		if (r)
 			break;
+		if (R.nr_pend && now + ASLEEP_RETRY_NS < wake)
+			wake = now + ASLEEP_RETRY_NS;
 		if (R.next < R.r->nr && R.r->res[R.next].arrival_ns < wake)
 			wake = R.r->res[R.next].arrival_ns;
 		if (R.next_prep < R.r->nr && R.next_prep - R.next < PREPARE_MAX &&
@@ -557,6 +618,7 @@ out:
 	free(R.st);
 	free(R.flight);
 	free(R.rm);
+	free(R.pend);
 	if (r) {
 		faas_replay_free(R.r);
 		return r;

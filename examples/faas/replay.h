@@ -12,10 +12,13 @@
  *      body is forked, blocked (funcs.h), and moved into the cgroup.
  *   2. at its arrival, faas_iat_assign() picks a domain (or the shared
  *      queue) from the scheduled arrival; IATs are on the replay's clock.
- *   3. sink->assign(cgroup id, domain), for a domain >= 0 only: an
+ *   3. for a domain >= 0 and a sink: once the body is asleep on its go
+ *      pipe (faas_body_asleep(); a body not yet asleep could start working
+ *      from a run queue chosen before its hint, and later arrivals go
+ *      ahead while it is pending), sink->assign(cgroup id, domain). An
  *      invocation on the shared queue has no hint, which is what sends its
  *      tasks to the shared queue.
- *   4. the body is released and runs.
+ *   4. the body is released and runs (released - arrival shows the wait).
  * On completion (its report read): the domain is released and
  * sink->clear(cgroup id) called if assign was; once its process is reaped
  * it counts as completed, and its cgroup is removed when the replay has

@@ -42,7 +42,14 @@ struct scxpol_hint_thread;
 
 struct scxpol_hint_limits {
 	size_t sz;
-	/* Valid values: pool < nr_pools (or SCXPOL_HINT_POOL_NONE), class < nr_classes, importance <= max_importance. */
+	/*
+	 * Valid values: pool < nr_pools (or SCXPOL_HINT_POOL_NONE), class <
+	 * nr_classes, importance <= max_importance. A policy that publishes
+	 * pools (scxpol_pool_publish()) has nr_pools follow each published
+	 * plan: after a resize to fewer pools, a hint naming a pool that is
+	 * gone is refused by clients and ignored (and counted in hint_reject)
+	 * by the BPF side, whose cached hints are resolved again.
+	 */
 	unsigned int nr_pools;
 	unsigned int nr_classes;
 	unsigned int max_importance;

@@ -214,6 +214,75 @@ struct scxpol_pool_stat {
 SCXPOL_API int scxpol_pool_read(struct scxpol_sched *s, unsigned long long *gen,
 				struct scxpol_pool_stat *out, size_t n, unsigned int *shared_queued);
 
+/* ---- Autosizing (lib/pool_autosize.c) ---------------------------------- */
+/*
+ * Sizes one pool of a plan from its load, taking CPUs from and giving
+ * them back to a second pool, the donor. Every interval the caller feeds
+ * the pool's demand: the CPU time its tasks ran during the interval, in
+ * CPUs (ns run / ns elapsed; where they ran does not matter). Its
+ * utilisation is demand / its CPUs, and the pool is resized so that it
+ * stays within [util_lo, util_hi]:
+ *   above util_hi  grow to ceil(demand / util_hi) CPUs;
+ *   below util_lo  shrink to max(floor(demand / util_lo),
+ *                  ceil(demand / util_hi)) CPUs: never so far that the
+ *                  same demand would make it grow back;
+ * both clamped to [min_cpus, max_cpus]. Hysteresis: the pool changes only
+ * after `hold` consecutive intervals all asked for the same direction, and
+ * then to the size the highest demand of those intervals asks for; an
+ * interval inside the band, or asking for the other direction, starts the
+ * count again. So a demand that stays inside the band, or wanders across
+ * it for fewer than `hold` intervals, never moves a CPU.
+ * CPUs move with scxpol_pool_plan_move(): nearest LLC first, whole cores,
+ * so the pool grows and shrinks LLC-compact.
+ */
+struct scxpol_pool_autosize;
+
+struct scxpol_pool_autosize_opts {
+	size_t sz;
+	/* Utilisation band, 0 < util_lo < util_hi <= 1 (0: defaults 0.5, 0.8). */
+	double util_lo;
+	double util_hi;
+	/* Consecutive intervals a direction must persist (0: the default, 3). */
+	unsigned int hold;
+	/*
+	 * Bounds of the pool's size: default 1 and all CPUs of the pool and
+	 * the donor but one (the donor keeps a CPU).
+	 */
+	unsigned int min_cpus;
+	unsigned int max_cpus;
+};
+
+/*
+ * scxpol_pool_autosize_new - size pool @pool of a copy of @plan, with pool
+ * @donor giving and taking the CPUs. The copy refers to @plan's topology,
+ * which must outlive it. NULL + errno: EINVAL for a pool index out of
+ * range, @pool == @donor, a band outside 0 < util_lo < util_hi <= 1,
+ * bounds outside 1 .. (CPUs of both pools - 1) or min > max, or a
+ * pool whose size is outside the bounds already (the message gives the
+ * numbers); ENOMEM.
+ */
+SCXPOL_API struct scxpol_pool_autosize *
+scxpol_pool_autosize_new(const struct scxpol_pool_plan *plan, unsigned int pool,
+			 unsigned int donor, const struct scxpol_pool_autosize_opts *opts);
+
+/* scxpol_pool_autosize_free - free @a. NULL is a no-op. */
+SCXPOL_API void scxpol_pool_autosize_free(struct scxpol_pool_autosize *a);
+
+/*
+ * scxpol_pool_autosize_update - feed one interval's @demand (CPUs, >= 0).
+ * Returns 1 when the plan changed (publish scxpol_pool_autosize_plan()),
+ * 0 when it did not, -EINVAL for a demand outside 0 .. 1e12 (or NaN), or
+ * an error of scxpol_pool_plan_move() (the plan is then unchanged).
+ */
+SCXPOL_API int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand);
+
+/* scxpol_pool_autosize_plan - the current plan (valid until the next update or free). */
+SCXPOL_API const struct scxpol_pool_plan *
+scxpol_pool_autosize_plan(const struct scxpol_pool_autosize *a);
+
+/* scxpol_pool_autosize_nr_cpus - the sized pool's current number of CPUs. */
+SCXPOL_API unsigned int scxpol_pool_autosize_nr_cpus(const struct scxpol_pool_autosize *a);
+
 #ifdef __cplusplus
 }
 #endif

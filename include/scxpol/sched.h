@@ -172,6 +172,13 @@ SCXPOL_API int scxpol_sched_prog_stats(struct scxpol_sched *s, struct scxpol_pro
 /*
  * scxpol_sched_print_prog_stats - one line per program to @f:
  * "<policy>: verifier: <prog> <insns> insns". Returns 0 or a negative errno.
+ * Each later detach (the end of scxpol_sched_run(), a restart, close) then
+ * prints to the same @f, if the kernel counted runs
+ * (kernel.bpf_stats_enabled=1 while the scheduler ran), one line per
+ * program: "<policy>: run: <prog> <callback> <runs> runs <ns> ns", where
+ * <callback> is the sched_ext_ops member the program implements ("-" for
+ * other programs) and <ns> the total time spent in it. @f must stay open
+ * until scxpol_sched_close().
  */
 SCXPOL_API int scxpol_sched_print_prog_stats(struct scxpol_sched *s, FILE *f);
 

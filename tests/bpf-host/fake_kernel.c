@@ -620,6 +620,27 @@ bool scx_bpf_dsq_move_to_local(u64 dsq_id)
 	return false;
 }
 
+/* Walks the queue in dispatch order; the fake does not let it change meanwhile. */
+int bpf_iter_scx_dsq_new(struct bpf_iter_scx_dsq *it, u64 dsq_id, u64 flags)
+{
+	it->dsq_id = dsq_id;
+	it->pos = 0;
+	it->valid = !flags && find_dsq(dsq_id);
+	return it->valid ? 0 : -EINVAL;
+}
+
+struct task_struct *bpf_iter_scx_dsq_next(struct bpf_iter_scx_dsq *it)
+{
+	struct fake_dsq *d = it->valid ? find_dsq(it->dsq_id) : NULL;
+
+	return d && it->pos < d->nr ? d->q[it->pos++] : NULL;
+}
+
+void bpf_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it)
+{
+	it->valid = false;
+}
+
 s32 scx_bpf_dsq_nr_queued(u64 dsq_id)
 {
 	struct fake_dsq *d;

@@ -65,6 +65,11 @@ typedef __s64 s64;
 /* A weak kfunc the fake does not define has address 0: "not in this kernel". */
 #define bpf_ksym_exists(sym) (!!(sym))
 #define bpf_for(i, start, end) for ((i) = (start); (i) < (__typeof__(i))(end); (i)++)
+/* libbpf's open-coded iterator loop, as bpf_helpers.h defines it */
+#define bpf_for_each(type, cur, args...)                                           \
+	for (struct bpf_iter_##type ___it __attribute__((cleanup(bpf_iter_##type##_destroy))), \
+	     *___p __attribute__((unused)) = (bpf_iter_##type##_new(&___it, ##args), (void *)0); \
+	     ((cur) = bpf_iter_##type##_next(&___it));)
 #define bpf_kptr_xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
 #define bpf_core_field_exists(f) 1
 #define bpf_core_enum_value_exists(t, v) 1
@@ -112,7 +117,12 @@ struct task_struct {
 };
 
 struct cgroup;
-struct bpf_iter_scx_dsq;
+/* A DSQ iterator: the fake walks a snapshot position of its queue. */
+struct bpf_iter_scx_dsq {
+	u64 dsq_id;
+	int pos;
+	bool valid;
+};
 struct scx_exit_info;
 struct scx_init_task_args;
 
@@ -139,6 +149,7 @@ enum scx_deq_flags { SCX_DEQ_SLEEP = 1ULL };
 enum scx_kick_flags { SCX_KICK_IDLE = 1, SCX_KICK_PREEMPT = 2, SCX_KICK_WAIT = 4 };
 enum scx_pick_idle_cpu_flags { SCX_PICK_IDLE_CORE = 1 };
 enum scx_wake_flags { SCX_WAKE_FORK = 4, SCX_WAKE_TTWU = 8, SCX_WAKE_SYNC = 16 };
+enum scx_ent_flags { SCX_TASK_QUEUED = 1 };
 enum scx_public_consts { SCX_SLICE_DFL = 20000000ULL };
 
 #define scxpol_kenum(t, v) ((u64)(v))
@@ -163,6 +174,9 @@ __weak void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slic
 __weak bool scx_bpf_dsq_move_to_local(u64 dsq_id);
 __weak bool scx_bpf_dsq_move(struct bpf_iter_scx_dsq *it, struct task_struct *p, u64 dsq_id,
 			     u64 enq_flags);
+__weak int bpf_iter_scx_dsq_new(struct bpf_iter_scx_dsq *it, u64 dsq_id, u64 flags);
+__weak struct task_struct *bpf_iter_scx_dsq_next(struct bpf_iter_scx_dsq *it);
+__weak void bpf_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it);
 /* Linux 6.12 names: not in the fake (address 0), as on a 7.x kernel. */
 __weak void scx_bpf_dispatch(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_flags);
 __weak void scx_bpf_dispatch_vtime(struct task_struct *p, u64 dsq_id, u64 slice, u64 vtime,

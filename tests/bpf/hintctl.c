@@ -8,6 +8,9 @@
  *   clear tid|tgid|cgroup ID|PATH
  *   set-cgroups DIR FIELD=N...         hint every cgroup directly below DIR
  *   count                              cgroups= tgids= tids= threads=
+ *   mem                                cgrp= tgid= tid= slot_idx=: the bytes
+ *                                      the kernel accounts to each hash map
+ *                                      (memlock in the map fd's fdinfo)
  *   prune                              removed=N
  *   raw tid|tgid ID class=N|pool=N|importance=N
  *                                      write the map directly, past the
@@ -170,6 +173,40 @@ static int raw(const char *root, const char *kind, const char *id, struct scxpol
 	return 0;
 }
 
+/* The memlock figure of each hint hash map pinned under @root. */
+static int mem(const char *root)
+{
+	static const char *const maps[] = { "cgrp", "tgid", "tid", "slot_idx" };
+	char path[4200], buf[1024], *p;
+	unsigned int i;
+	FILE *f;
+	int fd;
+
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		snprintf(path, sizeof(path), "%s/scxpol_hint_%s", root, maps[i]);
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			fprintf(stderr, "hintctl: mem: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		f = fopen(path, "r");
+		p = NULL;
+		while (f && fgets(buf, sizeof(buf), f) && !(p = strncmp(buf, "memlock:", 8) ? NULL : buf))
+			;
+		if (f)
+			fclose(f);
+		close(fd);
+		if (!p) {
+			fprintf(stderr, "hintctl: mem: no memlock in %s\n", path);
+			return 1;
+		}
+		printf("%s%s=%llu", i ? " " : "", maps[i], strtoull(p + 8, NULL, 10));
+	}
+	printf("\n");
+	return 0;
+}
+
 static uint64_t counter(const struct scxpol_stats *st, const char *name)
 {
 	const struct scxpol_stat_value *v = scxpol_stats_find(st, name);
@@ -309,6 +346,8 @@ int main(int argc, char **argv)
 			return 2;
 		return raw(rootbuf, argv[1], argv[2], &h);
 	}
+	if (!strcmp(argv[0], "mem"))
+		return mem(rootbuf);
 	co.pin_root = root;
 	client = scxpol_hint_client_open(policy, &co);
 	if (!client)

@@ -2,7 +2,8 @@
 /*
  * hintpol: loader of the hint test policy (hintpol.bpf.c). Sets the hint
  * limits (classes = CPUs), reports the hints it finds pinned, serves stats
- * on a socket, and runs until SIGINT/SIGTERM.
+ * on a socket, and runs until SIGINT/SIGTERM. SIGUSR1 asks for a restart
+ * (as a CPU hotplug does), SIGUSR2 publishes the --resize plan.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +30,7 @@ struct opts {
 	struct scxpol_hint_limits lim;
 	unsigned int nr_cpus;
 	struct scxpol_pool_plan *plan; /* --pool-plan, or NULL */
+	struct scxpol_pool_plan *resize; /* --resize, or NULL */
 };
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
@@ -74,7 +76,7 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	return r;
 }
 
-static volatile sig_atomic_t restart_wanted;
+static volatile sig_atomic_t restart_wanted, resize_wanted;
 
 static void on_usr1(int sig)
 {
@@ -82,16 +84,33 @@ static void on_usr1(int sig)
 	restart_wanted = 1;
 }
 
-/* Pass a SIGUSR1 on to the BPF side, which exits asking for a restart. */
+static void on_usr2(int sig)
+{
+	(void)sig;
+	resize_wanted = 1;
+}
+
+/*
+ * Pass a SIGUSR1 on to the BPF side, which exits asking for a restart; on
+ * SIGUSR2 publish the --resize plan.
+ */
 static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	struct hintpol_bpf *h = skel;
+	struct opts *o = ctx;
+	int r;
 
-	(void)s;
-	(void)ctx;
 	if (restart_wanted) {
 		restart_wanted = 0;
 		h->bss->restart_req = 1;
+	}
+	if (resize_wanted && o->resize) {
+		resize_wanted = 0;
+		r = scxpol_pool_publish(s, o->resize);
+		if (r)
+			return r;
+		printf("hintpol: resized to %u pools\n", scxpol_pool_plan_nr_pools(o->resize));
+		fflush(stdout);
 	}
 	return 0;
 }
@@ -117,6 +136,8 @@ static void usage(FILE *f)
 		   "  --pools N           pool hints accepted: 0..N-1 (default 2)\n"
 		   "  --pool-plan PLAN    publish pools \"NAME=CPUS ...\" (shown by the stats;\n"
 		   "                      pool hints then accept its pools)\n"
+		   "  --resize PLAN       publish PLAN on SIGUSR2 (needs --pool-plan; at most\n"
+		   "                      as many pools)\n"
 		   "  --max-importance N  importance accepted: 0..N (default 7)\n"
 		   "  --slots N           thread slots (default: pinned size or 1024)\n"
 		   "  --pin-mode MODE     mode of the pinned maps (default 0600)\n"
@@ -134,6 +155,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "pools", required_argument, NULL, 'p' },
 		{ "pool-plan", required_argument, NULL, 'P' },
+		{ "resize", required_argument, NULL, 'R' },
 		{ "max-importance", required_argument, NULL, 'i' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "pin-mode", required_argument, NULL, 'm' },
@@ -148,7 +170,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 } };
 	unsigned int pin_mode = 0, pin_gid = 0, sock_mode = 0, sock_gid = 0;
-	const char *sock = NULL, *plan = NULL;
+	const char *sock = NULL, *plan = NULL, *resize = NULL;
 	struct scxpol_topo *topo = NULL;
 	bool load_only = false, vstats = false;
 	struct scxpol_stats_server *srv = NULL;
@@ -184,6 +206,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			plan = optarg;
+			break;
+		case 'R':
+			resize = optarg;
 			break;
 		case 'M':
 			if (parse_uint("--socket-mode", optarg, 0777, &sock_mode))
@@ -226,6 +251,18 @@ int main(int argc, char **argv)
 		}
 		o.lim.nr_pools = scxpol_pool_plan_nr_pools(o.plan);
 	}
+	if (resize) {
+		if (!o.plan) {
+			fprintf(stderr, "hintpol: --resize needs --pool-plan\n");
+			return 2;
+		}
+		if (scxpol_pool_plan_parse(topo, resize, SCXPOL_POOL_EXCLUSIVE, &o.resize)) {
+			fprintf(stderr, "hintpol: --resize: %s\n", scxpol_last_error());
+			scxpol_pool_plan_free(o.plan);
+			scxpol_topo_free(topo);
+			return 2;
+		}
+	}
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(hintpol_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o, .pin_mode = pin_mode,
@@ -234,6 +271,7 @@ int main(int argc, char **argv)
 	if (!s) {
 		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
 		scxpol_pool_plan_free(o.plan);
+		scxpol_pool_plan_free(o.resize);
 		scxpol_topo_free(topo);
 		return 1;
 	}
@@ -245,11 +283,14 @@ int main(int argc, char **argv)
 		SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = sock, .mode = sock_mode,
 			    .gid = (int)sock_gid, .stats = &so);
 
-		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic);
+		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
 		struct sigaction sa = { .sa_handler = on_usr1 };
+		struct sigaction sa2 = { .sa_handler = on_usr2 };
 
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGUSR1, &sa, NULL);
+		sigemptyset(&sa2.sa_mask);
+		sigaction(SIGUSR2, &sa2, NULL);
 		srv = scxpol_stats_server_start(s, &vo);
 		r = srv ? scxpol_sched_attach(s) : -errno;
 		if (!r) {
@@ -265,6 +306,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
 	scxpol_sched_close(s);
 	scxpol_pool_plan_free(o.plan);
+	scxpol_pool_plan_free(o.resize);
 	scxpol_topo_free(topo);
 	return r ? 1 : 0;
 }

@@ -74,7 +74,7 @@ void SCXPOL_OPS(testpol_dispatch, s32 cpu, struct task_struct *prev)
 	struct scxpol_pool_view v;
 
 	scxpol_pool_view(&v);
-	scxpol_pool_dispatch(&v, cpu);
+	scxpol_pool_dispatch_prev(&v, cpu, prev);
 }
 
 void SCXPOL_OPS(testpol_running, struct task_struct *p)

@@ -26,6 +26,7 @@
 SCXPOL_SKEL_DEFINE(testpol_bpf);
 
 #define MAX_PLACE 64
+#define MAX_PFLAGS 16
 
 struct place {
 	char key[16];  /* comm, or the tgid in decimal */
@@ -33,8 +34,15 @@ struct place {
 	bool is_pid;
 };
 
+struct pool_flags {
+	char pool[16];
+	unsigned int flags;
+};
+
 struct opts {
 	struct scxpol_pool_plan *plan, *resize;
+	struct pool_flags pflags[MAX_PFLAGS];
+	unsigned int nr_pflags;
 	unsigned long long slice_us;
 	unsigned int alg1, busy_poll;
 	struct place place[MAX_PLACE];
@@ -190,7 +198,7 @@ static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 	return 0;
 }
 
-static int parse_flags(const char *arg, unsigned int *out)
+static int parse_flags(const char *opt, const char *arg, unsigned int *out)
 {
 	static const struct {
 		const char *name;
@@ -210,12 +218,64 @@ static int parse_flags(const char *arg, unsigned int *out)
 			if (!strcmp(tok, names[i].name))
 				break;
 		if (i == sizeof(names) / sizeof(names[0])) {
-			fprintf(stderr, "testpol: --flags '%s': unknown flag '%s' (want exclusive, "
-					"soft, steal, lend, borrow, comma-separated)\n", arg, tok);
+			fprintf(stderr, "testpol: %s '%s': unknown flag '%s' (want exclusive, soft, "
+					"steal, lend, borrow, comma-separated)\n", opt, arg, tok);
 			return -1;
 		}
 		*out |= names[i].flags;
 	}
+	return 0;
+}
+
+/* --pool-flags NAME=FLAGS */
+static int parse_pool_flags(struct opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct pool_flags *pf = &o->pflags[o->nr_pflags];
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || !len || len >= sizeof(pf->pool) || o->nr_pflags == MAX_PFLAGS) {
+		fprintf(stderr, "testpol: --pool-flags '%s': want NAME=FLAGS (at most %d)\n", arg,
+			MAX_PFLAGS);
+		return -1;
+	}
+	memset(pf, 0, sizeof(*pf));
+	memcpy(pf->pool, arg, len);
+	if (parse_flags("--pool-flags", eq + 1, &pf->flags))
+		return -1;
+	o->nr_pflags++;
+	return 0;
+}
+
+/* Rebuild *@plan with the --pool-flags overrides. */
+static int apply_pool_flags(const struct scxpol_topo *t, struct opts *o,
+			    struct scxpol_pool_plan **plan)
+{
+	struct scxpol_pool_plan *np;
+	unsigned int i, k;
+
+	for (k = 0; k < o->nr_pflags; k++)
+		if (scxpol_pool_plan_find(*plan, o->pflags[k].pool) < 0)
+			return -1;
+	if (!o->nr_pflags)
+		return 0;
+	np = scxpol_pool_plan_new(t);
+	if (!np)
+		return -1;
+	for (i = 0; i < scxpol_pool_plan_nr_pools(*plan); i++) {
+		const char *name = scxpol_pool_plan_name(*plan, i);
+		unsigned int flags = scxpol_pool_plan_flags(*plan, i);
+
+		for (k = 0; k < o->nr_pflags; k++)
+			if (!strcmp(o->pflags[k].pool, name))
+				flags = o->pflags[k].flags;
+		if (scxpol_pool_plan_add(np, name, flags, scxpol_pool_plan_cpus(*plan, i)) < 0) {
+			scxpol_pool_plan_free(np);
+			return -1;
+		}
+	}
+	scxpol_pool_plan_free(*plan);
+	*plan = np;
 	return 0;
 }
 
@@ -246,6 +306,8 @@ static void usage(FILE *f)
 		   "                     CPUs in one pool \"all\")\n"
 		   "  --flags FLAGS      flags of every pool: exclusive (default), soft, steal,\n"
 		   "                     lend, borrow; comma-separated\n"
+		   "  --pool-flags NAME=FLAGS\n"
+		   "                     flags of pool NAME, overriding --flags\n"
 		   "  --resize PLAN      publish PLAN on SIGUSR1 (same flags)\n"
 		   "  --pid PID=POOL     tasks of process PID go to POOL (name or index)\n"
 		   "  --comm COMM=POOL   tasks named COMM go to POOL\n"
@@ -277,6 +339,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "pools", required_argument, NULL, 'p' },
 		{ "flags", required_argument, NULL, 'f' },
+		{ "pool-flags", required_argument, NULL, 'F' },
 		{ "resize", required_argument, NULL, 'r' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "comm", required_argument, NULL, 'c' },
@@ -304,7 +367,11 @@ int main(int argc, char **argv)
 			pools = optarg;
 			break;
 		case 'f':
-			if (parse_flags(optarg, &flags))
+			if (parse_flags("--flags", optarg, &flags))
+				return 2;
+			break;
+		case 'F':
+			if (parse_pool_flags(&o, optarg))
 				return 2;
 			break;
 		case 'r':
@@ -360,6 +427,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (resize && scxpol_pool_plan_parse(topo, resize, flags, &o.resize))
+		goto out;
+	if (apply_pool_flags(topo, &o, &o.plan) || (o.resize && apply_pool_flags(topo, &o, &o.resize)))
 		goto out;
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(testpol_bpf),

@@ -36,6 +36,7 @@ static void setup_pools(u32 nr_cpus, u32 max_pools)
 	FAKE_MAP_RESIZE(&scxpol_pool_slots, 2 * max_pools);
 	FAKE_MAP_RESIZE(&scxpol_pool_llcs, 2 * max_pools * nr_cpus);
 	FAKE_MAP_RESIZE(&scxpol_pool_cpus, 2 * nr_cpus);
+	FAKE_MAP_RESIZE(&scxpol_pool_curr, nr_cpus);
 	FAKE_MAP_RESIZE(&scxpol_pool_order, 2 * max_pools * max_pools);
 	FAKE_MAP_RESIZE(&scxpol_pool_clock, max_pools + 1);
 	FAKE_MAP_RESIZE(&scxpol_pool_queued, max_pools + 1);
@@ -249,7 +250,7 @@ static int dispatch(s32 cpu)
 	struct scxpol_pool_view v = view();
 
 	fake_set_cpu(cpu);
-	return scxpol_pool_dispatch(&v, cpu);
+	return scxpol_pool_dispatch_prev(&v, cpu, NULL);
 }
 
 static void running(struct task_struct *p)
@@ -722,6 +723,18 @@ static void test_enqueue_demotes_busy_poller(void **state)
 	assert_int_equal(stat(SCXPOL_STAT_BUSY_POLL_DEMOTE), 1);
 	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 0), work);
 	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 1), poll);
+	/* running, the demoted poller does not drag the pool's clock to its vtime */
+	running(poll);
+	assert_int_equal(scxpol_pool_vclock(0)->now, 0);
+	running(work);
+	assert_int_equal(scxpol_pool_vclock(0)->now, 0);
+	work->scx.dsq_vtime = 2 * MS;
+	running(work);
+	assert_int_equal(scxpol_pool_vclock(0)->now, 2 * MS);
+	/* but it is still charged for the time it ran */
+	fake_advance(3 * MS);
+	stopping(poll, true);
+	assert_int_equal(poll->scx.dsq_vtime, SLICE + 3 * MS);
 }
 
 static void test_pool_clocks_are_separate(void **state)
@@ -744,6 +757,39 @@ static void test_pool_clocks_are_separate(void **state)
 	/* the next task of d1 is clamped to d1's clock */
 	enqueue(task(1, 2), 1, 0);
 	assert_int_equal(tasks[1].scx.dsq_vtime, 40 * MS);
+}
+
+static void test_wakeup_preempts_a_later_task(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct task_struct *poll = task(0, 1), *w = task(1, 1), *late = task(2, 1);
+	struct task_struct *away = task(3, 2);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	/* CPU 1 runs a task of d0 at vtime 50 ms (the clock follows) */
+	scxpol_task_ctx(poll)->pool = 0;
+	poll->scx.dsq_vtime = 50 * MS;
+	running(poll);
+	assert_int_equal(scxpol_pool_vclock(0)->now, 50 * MS);
+	/* a task waking on CPU 1 comes in at 45 ms: it preempts */
+	enqueue(w, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(w->scx.dsq_vtime, 45 * MS);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 1);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
+	/* one that keeps a lead past 50 ms does not */
+	late->scx.dsq_vtime = 70 * MS;
+	enqueue(late, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_nr_kicks(), 1);
+	/* nor one whose CPU is in another pool */
+	enqueue(away, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_nr_kicks(), 1);
+	/* once the CPU's task stopped, there is nothing to preempt */
+	stopping(poll, false);
+	enqueue(task(4, 1), 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_nr_kicks(), 1);
 }
 
 /* --- dispatch ------------------------------------------------------------------------ */
@@ -879,6 +925,106 @@ static void test_dispatch_respects_affinity(void **state)
 	assert_ptr_equal(fake_local_at(1, 0), p);
 }
 
+/* @p was dispatched to @cpu and runs there (ops.running), still runnable. */
+static struct task_struct *run_on(struct task_struct *p, s32 cpu, s32 pool)
+{
+	enqueue(p, pool, 0);
+	assert_int_equal(dispatch(cpu), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(cpu), p);
+	running(p);
+	p->scx.flags |= SCX_TASK_QUEUED;
+	return p;
+}
+
+static int dispatch_prev(s32 cpu, struct task_struct *prev)
+{
+	struct scxpol_pool_view v = view();
+
+	fake_set_cpu(cpu);
+	return scxpol_pool_dispatch_prev(&v, cpu, prev);
+}
+
+static void test_prev_keeps_cpu_when_ahead(void **state)
+{
+	struct task_struct *p, *q = task(1, 0);
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	p = run_on(task(0, 0), 0, 0);
+	fake_advance(5 * MS);
+	p->scx.slice = 0;
+	/* q waits at 20 ms; p would be requeued at 5 ms: p goes on */
+	q->scx.dsq_vtime = 20 * MS;
+	enqueue(q, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(q->scx.dsq_vtime, 20 * MS);
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_KEEP);
+	assert_int_equal(p->scx.slice, SLICE);
+	assert_int_equal(fake_local_count(0), 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 1);
+	/* 20 ms later p is behind q: q gets the CPU */
+	fake_advance(20 * MS);
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(0, 0), q);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_POOL), 2);
+}
+
+static void test_prev_keeps_cpu_rather_than_steal(void **state)
+{
+	struct task_struct *p;
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	p = run_on(task(0, 0), 0, 0);
+	enqueue(task(1, 2), 1, 0);
+	/* its own queue is empty: p goes on, d1's task is not stolen */
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_KEEP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	/* a previous task that went to sleep is not kept */
+	p->scx.flags &= ~SCX_TASK_QUEUED;
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_STEAL);
+}
+
+static void test_prev_of_another_pool_is_not_kept(void **state)
+{
+	struct task_struct *p;
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	/* a task of d1 stolen by CPU 0 (d0) */
+	enqueue(task(0, 2), 1, 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_STEAL);
+	p = fake_local_pop(0);
+	running(p);
+	p->scx.flags |= SCX_TASK_QUEUED;
+	enqueue(task(1, 0), 0, 0);
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(0, 0), &tasks[1]);
+}
+
+static void test_busy_poller_prev_is_demoted(void **state)
+{
+	struct task_struct *p, *q = task(1, 0);
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	p = run_on(task(0, 0), 0, 0);
+	fake_advance(5 * MS);
+	q->scx.dsq_vtime = 8 * MS;
+	enqueue(q, 0, SCX_ENQ_WAKEUP);
+	/* at 5 ms p is ahead of q (8 ms), at 5 + 5 (demoted) it is not */
+	scxpol_task_ctx(p)->flags |= SCXPOL_TASKF_BUSY_POLL;
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(0), q);
+	scxpol_task_ctx(p)->flags &= ~SCXPOL_TASKF_BUSY_POLL;
+	q->scx.dsq_vtime = 8 * MS;
+	enqueue(q, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_KEEP);
+}
+
 /* --- lending, borrowing, reclaim ----------------------------------------------------- */
 
 static void test_lend_borrow_and_reclaim(void **state)
@@ -972,12 +1118,17 @@ int main(void)
 		cmocka_unit_test_setup(test_enqueue_special_cases, setup_4),
 		cmocka_unit_test_setup(test_enqueue_demotes_busy_poller, setup_4),
 		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
+		cmocka_unit_test_setup(test_wakeup_preempts_a_later_task, setup_4),
 		cmocka_unit_test_setup(test_dispatch_own_shared_then_steal_nearest, setup_llc3),
 		cmocka_unit_test_setup(test_steal_follows_each_pools_order, setup_llc3),
 		cmocka_unit_test_setup(test_enqueue_wakes_a_stealer, setup_llc3),
 		cmocka_unit_test_setup(test_exclusive_domains_never_steal, setup_llc3),
 		cmocka_unit_test_setup(test_shared_first_every_nth_dispatch, setup_llc3),
 		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
+		cmocka_unit_test_setup(test_prev_keeps_cpu_when_ahead, setup_llc3),
+		cmocka_unit_test_setup(test_prev_keeps_cpu_rather_than_steal, setup_llc3),
+		cmocka_unit_test_setup(test_prev_of_another_pool_is_not_kept, setup_llc3),
+		cmocka_unit_test_setup(test_busy_poller_prev_is_demoted, setup_llc3),
 		cmocka_unit_test_setup(test_lend_borrow_and_reclaim, setup_4),
 		cmocka_unit_test_setup(test_own_pool_task_is_not_borrowed, setup_4),
 		cmocka_unit_test_setup(test_exclusive_pools_never_lend, setup_4),

@@ -54,6 +54,7 @@ static int setup(void **state)
 	FAKE_MAP_RESIZE(&scxpol_pool_slots, 2 * 4);
 	FAKE_MAP_RESIZE(&scxpol_pool_llcs, 2 * 4 * 8);
 	FAKE_MAP_RESIZE(&scxpol_pool_cpus, 2 * 8);
+	FAKE_MAP_RESIZE(&scxpol_pool_curr, 8);
 	FAKE_MAP_RESIZE(&scxpol_pool_order, 2 * 4 * 4);
 	FAKE_MAP_RESIZE(&scxpol_pool_clock, 4 + 1);
 	FAKE_MAP_RESIZE(&scxpol_pool_queued, 4 + 1);

@@ -83,6 +83,7 @@ static void test_setup_sizes_maps(void **state)
 	assert_int_equal(max_entries(s, "scxpol_pool_slots"), 2 * p);
 	assert_int_equal(max_entries(s, "scxpol_pool_llcs"), 2 * p * n);
 	assert_int_equal(max_entries(s, "scxpol_pool_cpus"), 2 * n);
+	assert_int_equal(max_entries(s, "scxpol_pool_curr"), n);
 	assert_int_equal(max_entries(s, "scxpol_pool_order"), 2 * p * p);
 	assert_int_equal(max_entries(s, "scxpol_pool_clock"), p + 1);
 	assert_int_equal(max_entries(s, "scxpol_pool_queued"), p + 1);

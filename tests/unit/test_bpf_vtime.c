@@ -93,6 +93,41 @@ static void test_reenqueue_floor_is_clock(void **state)
 	assert_int_equal(p.scx.dsq_vtime, 100 * MS);
 }
 
+/*
+ * SCXPOL_ENQ_HEAD: ahead of every task queued without it, whatever their
+ * lag; heads among themselves by vtime; running gives the task its vtime
+ * back, so it is charged as usual.
+ */
+static void test_head_goes_first(void **state)
+{
+	struct task_struct p, q;
+	u64 head, qhead;
+
+	(void)state;
+	new_task(&p, 1);
+	new_task(&q, 2);
+	clk.now = 100 * MS;
+	p.scx.dsq_vtime = 500 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS), 500 * MS);
+	head = scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP | SCX_ENQ_HEAD, 5 * MS);
+	/* ahead of a task at the lag floor */
+	assert_true(scxpol_time_before(head, 95 * MS));
+	assert_int_equal(p.scx.dsq_vtime, 500 * MS);
+	q.scx.dsq_vtime = 0;
+	qhead = scxpol_vtime_enqueue(&clk, &q, SCX_ENQ_HEAD, 5 * MS);
+	/* q (at the floor, 100) before p (500) */
+	assert_true(scxpol_time_before(qhead, head));
+	/* the kernel's insert stores the head vtime; running gives p its own back */
+	p.scx.dsq_vtime = head;
+	run_for(&p, 10, true);
+	assert_int_equal(p.scx.dsq_vtime, 510 * MS);
+	assert_int_equal(clk.now, 500 * MS);
+	/* a task not at the head is left alone */
+	q.scx.dsq_vtime = 90 * MS;
+	scxpol_vtime_running(&clk, &q);
+	assert_int_equal(q.scx.dsq_vtime, 90 * MS);
+}
+
 static void test_lead_survives_sleep(void **state)
 {
 	struct task_struct p;
@@ -272,6 +307,7 @@ int main(void)
 		cmocka_unit_test_setup(test_charge_is_runtime_times_100_over_weight, setup),
 		cmocka_unit_test_setup(test_wakeup_floor_is_clock_minus_slice, setup),
 		cmocka_unit_test_setup(test_reenqueue_floor_is_clock, setup),
+		cmocka_unit_test_setup(test_head_goes_first, setup),
 		cmocka_unit_test_setup(test_lead_survives_sleep, setup),
 		cmocka_unit_test_setup(test_clock_only_moves_forward, setup),
 		cmocka_unit_test_setup(test_alg1_sleepy_worker_overtakes_poller, setup),

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -575,6 +576,44 @@ static void test_body_direct(void **state)
 	assert_true(sizeof(struct faas_body_report) <= 4096); /* PIPE_BUF: atomic writes */
 }
 
+/* A spawned body is asleep on its go pipe; a running process is not. */
+static void test_body_asleep(void **state)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 1 };
+	int rep[2], go, i, r = 0, status;
+	char want[128];
+	pid_t pid, spin;
+
+	(void)state;
+	assert_int_equal(pipe(rep), 0);
+	pid = faas_body_spawn(0, FAAS_KIND_CPU, 1000, &cfg, rep[1], &go, err, sizeof(err));
+	assert_true(pid > 0);
+	for (i = 0; i < 5000 && (r = faas_body_asleep(pid, err, sizeof(err))) == 0; i++)
+		usleep(1000);
+	assert_int_equal(r, 1);
+	close(go); /* exits without running */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	close(rep[0]);
+	close(rep[1]);
+
+	spin = fork();
+	assert_true(spin >= 0);
+	if (!spin)
+		for (;;)
+			;
+	/* it may be preempted for a moment, never asleep */
+	for (i = 0; i < 20; i++)
+		assert_int_equal(faas_body_asleep(spin, err, sizeof(err)), 0);
+	kill(spin, SIGKILL);
+	assert_int_equal(waitpid(spin, NULL, 0), spin);
+
+	assert_int_equal(faas_body_asleep(spin, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "cannot open /proc/%d/wchan: %s", (int)spin, strerror(ENOENT));
+	assert_string_equal(err, want);
+	assert_no_children();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_csv_cpu_list),
 		cmocka_unit_test(test_cpu_stat),
 		cmocka_unit_test(test_body_direct),
+		cmocka_unit_test(test_body_asleep),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -32,6 +32,7 @@
 #include <scxpol/skel.h>
 
 #include "hintpol.bpf.skel.h"
+#include "internal.h"
 #include "minimal.bpf.skel.h"
 
 SCXPOL_SKEL_DEFINE(hintpol_bpf);
@@ -802,9 +803,48 @@ static void test_setup_respects_pins(void **state)
 	scxpol_sched_close(s);
 }
 
+/* The pruner finds the cgroup2 mount in /proc/self/mountinfo (no root needed). */
+static void test_mountinfo(void **state)
+{
+	char m[4096], tiny[8];
+
+	(void)state;
+	assert_int_equal(scxpol_mountinfo_cgroup2("36 25 0:26 / /sys/fs/cgroup rw,nosuid shared:4 "
+						  "- cgroup2 cgroup2 rw,nsdelegate\n", m,
+						  sizeof(m)), 1);
+	assert_string_equal(m, "/sys/fs/cgroup");
+	/* no optional fields, no newline */
+	assert_int_equal(scxpol_mountinfo_cgroup2("29 1 0:26 / /cg rw - cgroup2 none rw", m,
+						  sizeof(m)), 1);
+	assert_string_equal(m, "/cg");
+	/* the kernel escapes space, tab, newline and backslash */
+	assert_int_equal(scxpol_mountinfo_cgroup2("36 25 0:26 / /mnt/a\\040b\\011c\\012d\\134e rw "
+						  "- cgroup2 cgroup2 rw\n", m, sizeof(m)), 1);
+	assert_string_equal(m, "/mnt/a b\tc\nd\\e");
+	/* a mount point that reads " - cgroup2 " once decoded is not a separator */
+	assert_int_equal(scxpol_mountinfo_cgroup2("37 25 8:1 / /x\\040-\\040cgroup2\\040y rw - ext4 "
+						  "/dev/sda1 rw\n", m, sizeof(m)), 0);
+	/* a subtree bind mount, cgroup v1, a line without a separator */
+	assert_int_equal(scxpol_mountinfo_cgroup2("40 25 0:26 /sub /mnt/sub rw shared:9 - cgroup2 "
+						  "cgroup2 rw\n", m, sizeof(m)), 0);
+	assert_int_equal(scxpol_mountinfo_cgroup2("41 25 0:27 / /sys/fs/cgroup/cpu rw - cgroup "
+						  "cgroup rw,cpu\n", m, sizeof(m)), 0);
+	assert_int_equal(scxpol_mountinfo_cgroup2("36 25 0:26 / /cg rw cgroup2 cgroup2 rw\n", m,
+						  sizeof(m)), 0);
+	assert_int_equal(scxpol_mountinfo_cgroup2("", m, sizeof(m)), 0);
+	/* what does not fit, and a NUL, are errors */
+	assert_int_equal(scxpol_mountinfo_cgroup2("36 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 "
+						  "rw\n", tiny, sizeof(tiny)), -ENAMETOOLONG);
+	assert_int_equal(scxpol_mountinfo_cgroup2("36 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 "
+						  "rw\n", tiny, 0), -ENAMETOOLONG);
+	assert_int_equal(scxpol_mountinfo_cgroup2("36 25 0:26 / /a\\000b rw - cgroup2 cgroup2 rw\n",
+						  m, sizeof(m)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),

@@ -331,6 +331,13 @@ static void test_request_parsing(void **state)
 	assert_string_equal(err, "bad JSON at column 15: unpaired high surrogate");
 	assert_int_equal(req("", r, err), -EINVAL);
 	assert_string_equal(err, "bad JSON at column 1: expected a value (the text ends there)");
+	/* a NUL byte is not white space */
+	assert_int_equal(scxpol_stats_parse_request("{\"req\":\"list\"}\0", 15, r, 64, err, 256),
+			 -EINVAL);
+	assert_string_equal(err, "bad JSON at column 15: text after the value");
+	assert_int_equal(scxpol_stats_parse_request("\0{\"req\":\"list\"}", 15, r, 64, err, 256),
+			 -EINVAL);
+	assert_string_equal(err, "bad JSON at column 1: unexpected byte");
 
 	memset(big, ' ', sizeof(big));
 	big[sizeof(big) - 1] = '\0';

@@ -62,6 +62,17 @@ assert_attached() {
 	expect_eq "sched_ext root/ops" "$(scx_ops)" "$1"
 }
 
+# watch_attached OPS FILE: run in the background; every 0.2 s, append to
+# FILE the time and state/ops whenever OPS is not the attached scheduler
+watch_attached() {
+	local ops=$1 file=$2 st
+	while :; do
+		st="$(scx_state)/$(scx_ops)"
+		[ "$st" = "enabled/$ops" ] || echo "$(date +%s.%N) $st" >>"$file"
+		sleep 0.2
+	done
+}
+
 # stop_policy [SIGNAL]: signal the loader, wait for it; sets POLICY_STATUS
 stop_policy() {
 	local sig=${1:-INT}
@@ -154,9 +165,10 @@ expand_cpus() {
 
 # assert_cpus_within WHAT LIST ALLOWED: every CPU of LIST is in ALLOWED
 assert_cpus_within() {
-	local c allowed=" $(expand_cpus "$3") "
-	[ -n "$2" ] || fail "$1: no CPUs observed"
-	for c in $(expand_cpus "$2"); do
+	local c allowed=" $(expand_cpus "$3") " seen
+	seen=$(expand_cpus "$2")
+	[ -n "$seen" ] || fail "$1: no CPUs observed (cpus='$2')"
+	for c in $seen; do
 		[[ $allowed == *" $c "* ]] || fail "$1 ran on CPU $c, outside $3 (cpus=$2)"
 	done
 }

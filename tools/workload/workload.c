@@ -18,6 +18,16 @@
  * Work is a calibrated number of loop iterations, so a unit is the same
  * amount of work under every scheduler: calibrate once (--calibrate) and
  * pass the result (--iters-per-us) to runs that are compared.
+ *
+ * A policy tells the classes apart by comm, by cgroup, or (--hint) by the
+ * class hints the threads publish themselves through libscxpol's hint
+ * client, like an application that knows its threads: dispatcher and
+ * workers class 1 (critical), hogs class 0 (background). With
+ * --important-every N each worker also registers a hint slot, and every
+ * Nth request is flagged important through the slot of the worker that
+ * gets it, as it gets it (by the dispatcher before it wakes the worker, or
+ * by the worker taking it from the backlog); the worker clears the flag
+ * when the request is done. The scheduler sees the flag from the wake-up on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +53,8 @@
 
 #include <linux/magic.h>
 
+#include <scxpol/hint.h>
+
 #include "hist.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
@@ -50,6 +62,9 @@
 #define MAX_THREADS 4096
 #define BACKLOG_CAP 65536
 #define NSEC 1000000000ULL
+/* --hint classes, the ads policy's (<scxpol/abi/hint.h>) */
+#define WL_HINT_CLASS_CRITICAL 1
+#define WL_HINT_CLASS_BACKGROUND 0
 
 enum wl_class { WL_WORKER, WL_DISPATCH, WL_HOG, WL_NR_CLASSES };
 /* The processes: the critical one (dispatcher + workers) and the background one. */
@@ -70,6 +85,8 @@ struct opts {
 	double iters_per_us;      /* 0: calibrate */
 	const char *comm[WL_NR_CLASSES];
 	const char *cgroup[WL_NR_SIDES]; /* below CGROUP_ROOT; NULL: stay */
+	const char *hint_policy;  /* --hint: the policy whose pinned hint maps to write */
+	unsigned int important_every; /* --important-every: 0 = never */
 	bool calibrate_only;
 };
 
@@ -95,6 +112,8 @@ struct worker {
 	uint64_t due_ns;        /* when the request was due (its latency starts here) */
 	uint64_t post_ns;       /* when the dispatcher woke this worker */
 	uint64_t done;          /* requests completed in the window */
+	uint64_t important;     /* requests flagged important (--important-every) */
+	bool flagged;           /* the current request is flagged */
 	struct worker *next_idle;
 	struct lat_hist req, wake;
 };
@@ -120,11 +139,15 @@ struct wl {
 /*
  * Classifiers make a thread's class visible to the scheduler. process_init
  * runs once in each process before its threads exist (they inherit what it
- * sets), thread_init once in each new thread, request_begin/request_end
- * around every request a worker serves. comm naming and cgroup placement are
- * the built-in ones; a hint-based classifier (the library's hint API:
- * register the thread, publish its class, raise its importance while it
- * serves a request) is one more entry with its own option, off unless given.
+ * sets), thread_init once in each new thread, request_assign when a
+ * request goes to a worker (in the dispatcher before it wakes the worker,
+ * or in the worker taking it from the backlog), request_begin/request_end
+ * in the worker around every request it serves, thread_exit when a thread that ran thread_init ends,
+ * process_exit once in each process after its threads ended. comm naming
+ * and cgroup placement are the built-in ones; hints (--hint: the library's
+ * hint client publishes each thread's class, and a registered worker's
+ * importance is raised for the requests flagged important) are off unless
+ * asked for.
  */
 struct classifier {
 	const char *name;
@@ -132,8 +155,11 @@ struct classifier {
 	int (*process_init)(const struct opts *o, enum wl_side side, char *err, size_t len);
 	int (*thread_init)(const struct opts *o, enum wl_class cls, unsigned int idx, char *err,
 			   size_t len);
+	void (*request_assign)(struct worker *w);
 	void (*request_begin)(struct worker *w);
 	void (*request_end)(struct worker *w);
+	void (*thread_exit)(const struct opts *o);
+	void (*process_exit)(const struct opts *o);
 };
 
 static int futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
@@ -279,9 +305,115 @@ static int cgroup_process_init(const struct opts *o, enum wl_side side, char *er
 	return r;
 }
 
+static bool hint_enabled(const struct opts *o)
+{
+	return o->hint_policy;
+}
+
+/*
+ * Each process's client of the policy's hint maps; the workers' slots (by
+ * worker index: the dispatcher writes them) and each thread's own.
+ */
+static struct scxpol_hint_client *hint_client;
+static struct scxpol_hint_thread **hint_slots;
+static _Thread_local struct scxpol_hint_thread *hint_slot;
+static _Atomic uint64_t hint_assigned; /* requests handed to workers */
+
+static int hint_process_init(const struct opts *o, enum wl_side side, char *err, size_t len)
+{
+	hint_client = scxpol_hint_client_open(o->hint_policy, NULL);
+	if (!hint_client) {
+		snprintf(err, len, "--hint '%s': %s", o->hint_policy, scxpol_last_error());
+		return -errno;
+	}
+	if (side != WL_CRITICAL || !o->important_every)
+		return 0;
+	hint_slots = calloc(o->workers, sizeof(*hint_slots));
+	if (!hint_slots) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Publish the thread's class as its tid hint; a worker registers a slot for importance. */
+static int hint_thread_init(const struct opts *o, enum wl_class cls, unsigned int idx, char *err,
+			    size_t len)
+{
+	struct scxpol_hint h = {
+		.pool = SCXPOL_HINT_POOL_NONE,
+		.class = cls == WL_HOG ? WL_HINT_CLASS_BACKGROUND : WL_HINT_CLASS_CRITICAL,
+		.flags = SCXPOL_HINT_F_CLASS,
+	};
+	pid_t tid = gettid();
+	int r;
+
+	(void)idx;
+	r = scxpol_hint_set_tid(hint_client, tid, &h);
+	if (r) {
+		snprintf(err, len, "--hint '%s': class hint of thread %d: %s", o->hint_policy,
+			 (int)tid, scxpol_last_error());
+		return r;
+	}
+	if (cls != WL_WORKER || !o->important_every)
+		return 0;
+	hint_slot = scxpol_hint_thread_register(hint_client);
+	if (!hint_slot) {
+		r = -errno;
+		snprintf(err, len, "--important-every %u: cannot register thread %d: %s",
+			 o->important_every, (int)tid, scxpol_last_error());
+		return r;
+	}
+	hint_slots[idx] = hint_slot;
+	return 0;
+}
+
+/* Flag every N-th request before the worker runs it (wakes up for it). */
+static void hint_request_assign(struct worker *w)
+{
+	struct scxpol_hint_thread *slot = hint_slots ? hint_slots[w->idx] : NULL;
+
+	if (!slot || (atomic_fetch_add(&hint_assigned, 1) + 1) % w->wl->o->important_every)
+		return;
+	w->flagged = true;
+	scxpol_hint_thread_set_importance(slot, 1);
+}
+
+static void hint_request_end(struct worker *w)
+{
+	if (!w->flagged)
+		return;
+	scxpol_hint_thread_set_importance(hint_slot, 0);
+	w->flagged = false;
+	w->important++;
+}
+
+/* Leave no hint behind (a loaded policy drops those of dead threads itself). */
+static void hint_thread_exit(const struct opts *o)
+{
+	(void)o;
+	if (hint_slot)
+		scxpol_hint_thread_unregister(hint_slot);
+	hint_slot = NULL;
+	scxpol_hint_clear_tid(hint_client, gettid());
+}
+
+static void hint_process_exit(const struct opts *o)
+{
+	(void)o;
+	free(hint_slots);
+	hint_slots = NULL;
+	scxpol_hint_client_close(hint_client);
+	hint_client = NULL;
+}
+
 static const struct classifier classifiers[] = {
 	{ .name = "comm", .enabled = comm_enabled, .thread_init = comm_thread_init },
 	{ .name = "cgroup", .enabled = cgroup_enabled, .process_init = cgroup_process_init },
+	{ .name = "hint", .enabled = hint_enabled, .process_init = hint_process_init,
+	  .thread_init = hint_thread_init, .request_assign = hint_request_assign,
+	  .request_end = hint_request_end, .thread_exit = hint_thread_exit,
+	  .process_exit = hint_process_exit },
 };
 
 #define for_each_classifier(c, o)                                                  \
@@ -306,6 +438,34 @@ static int process_init(const struct opts *o, enum wl_side side)
 	return 0;
 }
 
+static void process_exit(const struct opts *o)
+{
+	for_each_classifier(c, o) {
+		if (c->process_exit)
+			c->process_exit(o);
+	}
+}
+
+/* Runs the classifiers' thread_exit when a thread set up by thread_init() ends. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *arg)
+{
+	const struct opts *o = arg;
+
+	for_each_classifier(c, o) {
+		if (c->thread_exit)
+			c->thread_exit(o);
+	}
+}
+
+static void exit_key_init(void)
+{
+	if (pthread_key_create(&exit_key, thread_exit))
+		abort();
+}
+
 /* Set up the calling thread's class; a failure stops the whole run. */
 static void thread_init(const struct opts *o, struct shared *sh, enum wl_class cls,
 			unsigned int idx)
@@ -313,6 +473,8 @@ static void thread_init(const struct opts *o, struct shared *sh, enum wl_class c
 	char err[512] = "";
 	int r;
 
+	pthread_once(&exit_key_once, exit_key_init);
+	pthread_setspecific(exit_key, o);
 	for_each_classifier(c, o) {
 		if (!c->thread_init)
 			continue;
@@ -321,6 +483,15 @@ static void thread_init(const struct opts *o, struct shared *sh, enum wl_class c
 			snprintf(sh->error, sizeof(sh->error), "%s", err);
 	}
 	atomic_fetch_add(&sh->ready, 1);
+}
+
+/* A request goes to @w (before it runs it). */
+static void assign_hooks(struct worker *w)
+{
+	for_each_classifier(c, w->wl->o) {
+		if (c->request_assign)
+			c->request_assign(w);
+	}
 }
 
 static void request_hooks(struct worker *w, bool begin)
@@ -396,6 +567,7 @@ static int background_main(const struct opts *o, struct shared *sh, uint64_t ite
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	process_exit(o);
 	free(hogs);
 	free(th);
 	return r ? 1 : 0;
@@ -425,6 +597,7 @@ static void post(struct wl *wl, uint64_t due)
 	wl->idle = w->next_idle;
 	pthread_mutex_unlock(&wl->lock);
 	w->due_ns = due;
+	assign_hooks(w);
 	w->post_ns = now_ns();
 	atomic_store(&w->state, W_POSTED);
 	futex_wake(&w->state, 1, false);
@@ -446,6 +619,7 @@ static bool next_request(struct wl *wl, struct worker *w, uint64_t *due)
 		wl->bl_head = (wl->bl_head + 1) % BACKLOG_CAP;
 		wl->bl_len--;
 		more = true;
+		assign_hooks(w);
 	} else {
 		atomic_store(&w->state, W_IDLE);
 		w->next_idle = wl->idle;
@@ -548,7 +722,7 @@ static void *dispatch_main(void *arg)
 
 struct results {
 	double secs;
-	uint64_t requests, units, dropped;
+	uint64_t requests, units, dropped, important;
 	struct lat_hist req, wake;
 };
 
@@ -702,6 +876,7 @@ out_stop:
 		for (i = 0; i < started && i < o->workers; i++)
 			pthread_join(wl.workers[i].th, NULL);
 	}
+	process_exit(o);
 	if (bg > 0 && waitpid(bg, &status, 0) == bg && !r &&
 	    (!WIFEXITED(status) || WEXITSTATUS(status))) {
 		fprintf(stderr, "scxpol-workload: the background process failed\n");
@@ -710,6 +885,7 @@ out_stop:
 	if (!r) {
 		for (i = 0; i < o->workers; i++) {
 			res->requests += wl.workers[i].done;
+			res->important += wl.workers[i].important;
 			lat_hist_merge(&res->req, &wl.workers[i].req);
 			lat_hist_merge(&res->wake, &wl.workers[i].wake);
 		}
@@ -763,6 +939,9 @@ static void print_results(const struct opts *o, const struct results *res)
 	if (res->dropped)
 		printf("dropped requests: %llu (backlog of %d full)\n",
 		       (unsigned long long)res->dropped, BACKLOG_CAP);
+	if (o->important_every)
+		printf("important requests: %llu (every %u-th)\n",
+		       (unsigned long long)res->important, o->important_every);
 
 	printf("{\"duration_s\":%.3f,\"workers\":%u,\"hogs\":%u,\"mode\":\"%s\",\"concurrency\":%u,"
 	       "\"rate\":%.3f,\"work_us\":%.3f,\"hog_unit_us\":%.3f,\"iters_per_us\":%.3f,"
@@ -774,9 +953,10 @@ static void print_results(const struct opts *o, const struct results *res)
 	lat_summary_json(stdout, &req);
 	printf(",\"wakeup_latency\":");
 	lat_summary_json(stdout, &wake);
-	printf(",\"bg_units\":%llu,\"bg_units_per_s\":%.3f,\"dropped\":%llu}\n",
-	       (unsigned long long)res->units, (double)res->units / res->secs,
-	       (unsigned long long)res->dropped);
+	printf(",\"bg_units\":%llu,\"bg_units_per_s\":%.3f,\"dropped\":%llu,"
+	       "\"important\":%llu}\n", (unsigned long long)res->units,
+	       (double)res->units / res->secs, (unsigned long long)res->dropped,
+	       (unsigned long long)res->important);
 }
 
 static void usage(FILE *f)
@@ -786,6 +966,7 @@ static void usage(FILE *f)
 		"                       [--hogs M] [--hog-unit-us US] [--duration SECS]\n"
 		"                       [--worker-comm NAME] [--dispatch-comm NAME] [--hog-comm NAME]\n"
 		"                       [--worker-cgroup PATH] [--hog-cgroup PATH]\n"
+		"                       [--hint POLICY [--important-every N]]\n"
 		"                       [--iters-per-us X] [--calibrate]\n"
 		"  --workers N          request worker threads (default: one per CPU)\n"
 		"  --concurrency N      closed loop: N requests in flight (default: --workers)\n"
@@ -800,6 +981,11 @@ static void usage(FILE *f)
 		"  --worker-cgroup PATH put the critical process (dispatcher and workers) in\n"
 		"                       cgroup PATH under " CGROUP_ROOT ", created if missing\n"
 		"  --hog-cgroup PATH    the same for the background process\n"
+		"  --hint POLICY        each thread sets its class as a hint of POLICY (its\n"
+		"                       pinned maps): 1 critical, 0 background\n"
+		"  --important-every N  with --hint, workers register a hint slot, and every\n"
+		"                       N-th request is flagged important in the slot of its\n"
+		"                       worker before it runs (cleared when done)\n"
 		"  --iters-per-us X     work loop speed (default: calibrate at start)\n"
 		"  --calibrate          print iters_per_us=X and exit\n"
 		"Prints a table and, last, one JSON line.\n");
@@ -899,6 +1085,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "hog-comm", required_argument, NULL, 'C' },
 		{ "worker-cgroup", required_argument, NULL, 'g' },
 		{ "hog-cgroup", required_argument, NULL, 'G' },
+		{ "hint", required_argument, NULL, 'P' },
+		{ "important-every", required_argument, NULL, 'E' },
 		{ "iters-per-us", required_argument, NULL, 'i' },
 		{ "calibrate", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -955,6 +1143,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'G':
 			r = parse_cgroup(WL_BACKGROUND, optarg, o);
 			break;
+		case 'P':
+			o->hint_policy = optarg;
+			break;
+		case 'E':
+			r = parse_uint("--important-every", optarg, 1, 1000000,
+				       &o->important_every);
+			break;
 		case 'i':
 			r = parse_double("--iters-per-us", optarg, 1e-3, 1e9, &o->iters_per_us);
 			break;
@@ -973,6 +1168,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return r;
 	if (optind < argc) {
 		fprintf(stderr, "scxpol-workload: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->important_every && !o->hint_policy) {
+		fprintf(stderr, "scxpol-workload: --important-every %u: needs --hint POLICY (the "
+			"flag is a hint)\n", o->important_every);
 		return -EINVAL;
 	}
 	if (have_conc && o->rate > 0) {

@@ -6,17 +6,18 @@ TP=$SCXPOL_BUILD/tests/bpf/testpol
 ln -sf "$PROBE" /tmp/d0spin
 mkfifo /tmp/go
 # placed by pid: the process exists before the policy starts, spins after
-( read -r _ </tmp/go; exec "$PROBE" spin 3 ) >/tmp/p1.out &
+( read -r _ </tmp/go; exec "$PROBE" spin 4 ) >/tmp/p1.out &
 p1=$!
+pids=($p1)
 start_policy testpol /tmp/tp.log "$TP" --pools "d0=0-1 d1=2-3" --comm d0spin=d0 --pid "$p1=d1"
 echo go >/tmp/go
-for i in 1 2 3; do
-	/tmp/d0spin spin 3 >/tmp/d0-$i.out &
-done
-sleep 1
-assert_attached testpol
 in_ext "$p1" || fail "pid-placed task $p1 is not in the ext class"
-wait
+for i in 1 2 3; do
+	/tmp/d0spin spin 4 >/tmp/d0-$i.out &
+	pids+=($!)
+done
+assert_attached testpol
+wait "${pids[@]}"
 for i in 1 2 3; do
 	assert_cpus_within "d0 task $i" "$(field cpus "$(cat /tmp/d0-$i.out)")" 0-1
 	note "d0 task $i: $(cat /tmp/d0-$i.out)"

@@ -4,22 +4,29 @@
 TP=$SCXPOL_BUILD/tests/bpf/testpol
 ln -sf "$PROBE" /tmp/rsz
 
-# sample_cpus PID N: N samples, 0.1 s apart, of the CPU PID last ran on
+# sample_cpus PID N: SAMPLES gets N samples, 0.1 s apart, of the CPU PID
+# last ran on
 sample_cpus() {
-	local i out=
+	local i c
+	SAMPLES=
 	for ((i = 0; i < $2; i++)); do
-		out=$out${out:+,}$(awk '{print $39}' "/proc/$1/stat")
+		c=$(awk '{print $39}' "/proc/$1/stat") || fail "task $1 is gone"
+		SAMPLES=$SAMPLES${SAMPLES:+,}$c
 		sleep 0.1
 	done
-	echo "$out"
 }
 
 start_policy testpol /tmp/tp.log "$TP" --pools "d0=0-1 d1=2-3" --resize "d0=2-3 d1=0-1" \
 	--comm rsz=d0
-/tmp/rsz spin 10 >/tmp/rsz.out &
+/tmp/rsz spin 600 >/tmp/rsz.out &
 pid=$!
-sleep 0.5
-before=$(sample_cpus $pid 10)
+for ((i = 0; i < 100; i++)); do
+	[ "$(cat /proc/$pid/comm)" = rsz ] && break
+	sleep 0.1
+done
+expect_eq "comm of the d0 task" "$(cat /proc/$pid/comm)" rsz
+sample_cpus $pid 10
+before=$SAMPLES
 assert_cpus_within "d0 task before the resize" "$before" 0-1
 kill -USR1 "$POLICY_PID"
 for ((i = 0; i < 100; i++)); do
@@ -28,10 +35,12 @@ for ((i = 0; i < 100; i++)); do
 done
 grep -q '^testpol: resized to generation 2' /tmp/tp.log || fail "no resize: $(cat /tmp/tp.log)"
 sleep 0.5
-after=$(sample_cpus $pid 10)
+sample_cpus $pid 10
+after=$SAMPLES
 assert_cpus_within "d0 task after the resize" "$after" 2-3
 note "CPUs sampled before: $before; after: $after"
 assert_attached testpol
+kill $pid
 wait $pid
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0

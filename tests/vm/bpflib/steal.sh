@@ -5,12 +5,13 @@
 TP=$SCXPOL_BUILD/tests/bpf/testpol
 ln -sf "$PROBE" /tmp/d0spin
 start_policy testpol /tmp/tp.log "$TP" --pools "d0=0-1 d1=2-3" --flags steal --comm d0spin=d0
+pids=()
 for i in 1 2 3; do
 	/tmp/d0spin spin 4 >/tmp/d0-$i.out &
+	pids+=($!)
 done
-sleep 1
 assert_attached testpol
-wait
+wait "${pids[@]}"
 seen=
 for i in 1 2 3; do
 	c=$(field cpus "$(cat /tmp/d0-$i.out)")

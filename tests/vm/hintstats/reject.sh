@@ -1,7 +1,9 @@
 # Out-of-range hints: the client refuses them with a message naming the
 # range; written into the map anyway (a buggy or hostile writer), the BPF
 # side ignores the bad field, counts it in hint_reject, and takes the field
-# from the next source in precedence order.
+# from the next source in precedence order. Hints for a dead process: the
+# client refuses them; written anyway, nothing resolves them and the pruner
+# removes and counts them. (A pool a resize removed: pool-resize.sh.)
 . "$(dirname "$0")/common.inc"
 start_hintpol
 out=$("$HINTCTL" set tgid $$ class=99 2>&1) && fail "class 99 accepted"
@@ -23,5 +25,32 @@ rej1=$(counter hint_reject)
 note "raw class 99 on the tgid, class 1 on the cgroup: $GATED_OUT; hint_reject +$((rej1 - rej0))"
 [ "$rej1" -gt "$rej0" ] || fail "hint_reject did not grow: $rej0 -> $rej1"
 expect_eq "cpus: the cgroup's class, not the rejected one" "$(gated_cpus)" 1
+
+# a pool out of range (hintpol accepts pools 0..1), straight into the map
+gated "$PROBE" cpus 1
+echo "$GATED_PID" >$CG/hs-reject/cgroup.procs
+hintctl raw tgid "$GATED_PID" pool=7
+release
+rej2=$(counter hint_reject)
+note "raw pool 7 on the tgid: $GATED_OUT; hint_reject +$((rej2 - rej1))"
+[ "$rej2" -gt "$rej1" ] || fail "hint_reject did not grow for pool 7: $rej1 -> $rej2"
+expect_eq "cpus: the cgroup's class still applies" "$(gated_cpus)" 1
+
+# a dead process: refused; written anyway, pruned and counted
+sleep 600 &
+dead=$!
+kill $dead
+wait $dead 2>/dev/null
+out=$("$HINTCTL" set tgid $dead class=1 2>&1) && fail "a hint for dead process $dead accepted"
+expect_eq "client message" "$out" "hintctl: set: tgid $dead: no such process (ids are those of the initial PID namespace)"
+out=$("$HINTCTL" set tid $dead importance=1 2>&1) && fail "a hint for dead thread $dead accepted"
+expect_eq "client message" "$out" "hintctl: set: tid $dead: no such thread (ids are those of the initial PID namespace)"
+hintctl raw tgid $dead class=1
+hintctl raw tid $dead importance=1
+expect_eq "entries with the dead process's" "$("$HINTCTL" count)" "cgroups=1 tgids=1 tids=1 threads=0"
+expect_eq "prune" "$("$HINTCTL" prune)" "removed=2"
+expect_eq "entries after prune" "$("$HINTCTL" count)" "cgroups=1 tgids=0 tids=0 threads=0"
+assert_attached hintpol
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
 rmdir $CG/hs-reject

@@ -9,7 +9,8 @@
  *   probe worker SECS WORK_US SLEEP_US
  *                                burn WORK_US of CPU, sleep SLEEP_US, repeat;
  *                                prints cycles=, cpu_ms= and cpus=
- * spin and worker also print cpu_ms=, the CPU time the process got.
+ * spin and worker also print cpu_ms=, the CPU time the process got, and
+ * wait_ms=, the time it was runnable but waited for a CPU (schedstat).
  *
  * cpus= is the set of CPUs sched_getcpu() returned, as a CPU list; it is how
  * tests observe where a policy placed a task.
@@ -42,6 +43,19 @@ static unsigned long long cpu_ms(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+/* Time this (single-threaded) process waited on a run queue, in ms. */
+static unsigned long long wait_ms(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/self/schedstat", "r");
+
+	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2)
+		wait = 0;
+	if (f)
+		fclose(f);
+	return wait / 1000000;
 }
 
 /* Burn @us of this process's CPU time. */
@@ -124,7 +138,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "spin")) {
 		uint64_t n = spin(arg_double(argv[2], "SECS"));
 
-		printf("spin iters=%llu cpu_ms=%llu", (unsigned long long)n, cpu_ms());
+		printf("spin iters=%llu cpu_ms=%llu wait_ms=%llu", (unsigned long long)n, cpu_ms(),
+		       wait_ms());
 		print_cpus();
 		return 0;
 	}
@@ -162,7 +177,8 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 			cycles++;
 		}
-		printf("worker cycles=%llu cpu_ms=%llu", (unsigned long long)cycles, cpu_ms());
+		printf("worker cycles=%llu cpu_ms=%llu wait_ms=%llu", (unsigned long long)cycles, cpu_ms(),
+		       wait_ms());
 		print_cpus();
 		return 0;
 	}

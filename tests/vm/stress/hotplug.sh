@@ -18,24 +18,25 @@ gap=$((STRESS_SECS / 10 > 0 ? STRESS_SECS / 10 : 1))
 
 # step CPU VALUE: write VALUE to CPU's online file; wait for the restart
 step() {
-	local i seq restarts
-	seq=$(enable_seq)
-	restarts=$(grep -c 'restarting (#' "$P_LOG")
+	local i seq now restarts n
+	get seq $SCX/enable_seq
+	count_in restarts "$P_LOG" 'restarting (#'
 	echo "$2" >$CPUS/$1/online || fail "cannot set $1 online=$2"
 	for ((i = 0; i < 600; i++)); do
-		[ "$(enable_seq)" -gt "$seq" ] && [ "$(scx_state)" = enabled ] &&
-			[ "$(scx_ops)" = "$P_OPS" ] &&
-			[ "$(grep -c 'restarting (#' "$P_LOG")" -gt "$restarts" ] && break
-		kill -0 "$POLICY_PID" 2>/dev/null || fail "$P_NAME: the loader exited after $1 online=$2: $(cat "$P_LOG")"
-		sleep 0.1
+		get now $SCX/enable_seq
+		count_in n "$P_LOG" 'restarting (#'
+		[ "$now" -gt "$seq" ] && [ "$n" -gt "$restarts" ] && attached_now && break
+		kill -0 "$POLICY_PID" 2>/dev/null ||
+			fail "$P_NAME: the loader exited after $1 online=$2: $(cat "$P_LOG")"
+		nap 0.1
 	done
-	[ "$(enable_seq)" -gt "$seq" ] || fail "$P_NAME: no re-enable after $1 online=$2: $(cat "$P_LOG")"
-	assert_attached "$P_OPS"
+	[ "$now" -gt "$seq" ] || fail "$P_NAME: no re-enable after $1 online=$2: $(cat "$P_LOG")"
+	assert_attached_now "after $1 online=$2"
 	restarts=$((restarts + 1))
 	grep -q "restarting (#$restarts)" "$P_LOG" ||
 		fail "$P_NAME: no 'restarting (#$restarts)' after $1 online=$2: $(cat "$P_LOG")"
 	assert_none_stranded
-	sleep "$gap"
+	nap "$gap"
 	assert_progress "after $1 online=$2"
 	STEPS=$((STEPS + 1))
 }
@@ -58,12 +59,12 @@ for line in "${POLICIES[@]}"; do
 	wl_end
 	wl_wait
 	assert_attached "$P_OPS"
-	restarts=$(grep -c 'restarting (#' "$P_LOG")
+	count_in restarts "$P_LOG" 'restarting (#'
 	[ "$restarts" -ge "$STEPS" ] || fail "$P_NAME: $restarts restarts for $STEPS hotplug steps"
 	policy_stop
 	kmsg_check
 	while read -r r; do note "$P_NAME hotplug: $r"; done <<<"$WL_REPORT"
 	note "$P_NAME hotplug: $CYCLES cycles over ${used[*]}, $STEPS steps, $restarts restarts," \
 		"enable_seq +$(($(enable_seq) - seq0)), last check $CHECKED runnable tasks on online CPUs," \
-		"$STALLS stalls, $EJECTIONS ejections"
+		"$STALLS stalls, $EJECTIONS ejections; kernel warnings: $KWARN"
 done

@@ -9,15 +9,16 @@ third=$((STRESS_SECS / 3 > 0 ? STRESS_SECS / 3 : 1))
 load_policies
 for line in "${POLICIES[@]}"; do
 	kmsg_mark
-	policy_start "$line" "/tmp/$(read -r n _ <<<"$line"; echo "$n").first.log"
+	policy_start "$line"
 	seq0=$P_SEQ
 	wl_start mix $((STRESS_SECS * 10 + 600))
-	sleep "$third"
+	nap "$third"
 	assert_progress "under $P_NAME"
 	before=$SNAP
-	ext=$(ext_tasks)
-	[ "${ext%/*}" = "${ext#*/}" ] && [ "${ext%/*}" -gt 0 ] ||
-		fail "$P_NAME: workload tasks in the ext class before the kill: $ext"
+	ext_tasks
+	[ "${EXT%/*}" = "${EXT#*/}" ] && [ "${EXT%/*}" -gt 0 ] ||
+		fail "$P_NAME: workload tasks in the ext class before the kill: $EXT"
+	all=${EXT#*/}
 
 	kill -KILL "$POLICY_PID"
 	status=0
@@ -25,19 +26,19 @@ for line in "${POLICIES[@]}"; do
 	expect_eq "$P_NAME: loader status after SIGKILL" "$status" 137
 	wait_state disabled 30
 	expect_eq "$P_NAME: root/ops after SIGKILL" "$(scx_ops)" ""
-	expect_eq "$P_NAME: workload tasks in the ext class after SIGKILL" "$(ext_tasks)" "0/${ext#*/}"
+	ext_tasks
+	expect_eq "$P_NAME: workload tasks in the ext class after SIGKILL" "$EXT" "0/$all"
 	wl_snapshot
-	sleep "$third"
+	nap "$third"
 	assert_progress "after SIGKILL of $P_NAME"
 	killed=$SNAP
 
-	policy_start "$line"
+	policy_start "$line" "/tmp/$P_NAME.again.log"
 	[ "$P_SEQ" -gt "$seq0" ] || fail "$P_NAME: enable_seq $P_SEQ after re-attaching, was $seq0"
-	ext=$(ext_tasks)
-	[ "${ext%/*}" = "${ext#*/}" ] ||
-		fail "$P_NAME: workload tasks in the ext class after re-attaching: $ext"
+	ext_tasks
+	expect_eq "$P_NAME: workload tasks in the ext class after re-attaching" "$EXT" "$all/$all"
 	wl_snapshot
-	sleep "$third"
+	nap "$third"
 	assert_progress "after re-attaching $P_NAME"
 	wl_end
 	wl_wait
@@ -46,7 +47,7 @@ for line in "${POLICIES[@]}"; do
 	kmsg_check
 	note "$P_NAME sigkill: before: $before"
 	note "$P_NAME sigkill: after the kill (fair class): $killed"
-	note "$P_NAME sigkill: re-attached (tasks in ext $ext): $SNAP"
+	note "$P_NAME sigkill: re-attached (workload tasks in ext: $EXT): $SNAP"
 	while read -r r; do note "$P_NAME sigkill: $r"; done <<<"$WL_REPORT"
-	note "$P_NAME sigkill: $STALLS stalls, $EJECTIONS ejections"
+	note "$P_NAME sigkill: $STALLS stalls, $EJECTIONS ejections; kernel warnings: $KWARN"
 done

@@ -8,7 +8,7 @@ load_policies
 policy_start "${POLICIES[0]}"
 watch_start
 wl_start hogs 4
-sleep 1
+nap 1
 echo S >/proc/sysrq-trigger
 wait_state disabled 20
 wl_wait

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ads: a latency-critical pool and a background pool, after the scheduler
+ * Meta runs on its ads serving hosts ("Modernizing the Meta Ads Service
+ * With an Open-Source Kernel Scheduler", 2026).
+ *
+ * The CPUs are split in two: the lc pool for threads on the latency-
+ * critical request path, the bg pool for everything else. The loader sizes
+ * the split from the load (<scxpol/pool.h>'s autosizing): the lc pool
+ * grows when its threads keep its CPUs busier than a target and shrinks
+ * when they leave them idle, nearest LLC first, so related work stays on
+ * one L3. It counts each pool's CPU time here for that.
+ *
+ * Which pool a thread belongs to: its class hint, if the application or a
+ * control plane set one (<scxpol/hint.h>; class 1 = lc, 0 = bg); else the
+ * loader's cgroup rules (a cgroup and all below it); else its comm rules
+ * (a name or a prefix); else bg.
+ *
+ * Critical work first. An lc CPU runs the lc queue before anything else,
+ * so lc work never waits behind bg work there. An lc CPU with nothing of
+ * its own lends itself to bg work, and takes itself back the moment lc work
+ * arrives and finds no idle lc CPU: the bg task on it is preempted. A bg
+ * CPU runs its own queue first and lc work when it has none, so lc work
+ * may take idle bg CPUs; it never preempts lc work.
+ *
+ * Importance. A thread that flags that it serves an important request (its
+ * hint slot's importance above 0, one store by the thread) gets a longer
+ * slice and goes to the head of its pool's queue, until it clears the
+ * flag; one that used up the whole long slice queues normally, so an
+ * important spinner cannot starve its pool.
+ *
+ * Within a pool, tasks are ordered by weighted virtual time.
+ */
+#include <scxpol/common.bpf.h>
+#include <scxpol/compat.bpf.h>
+#include <scxpol/hint.bpf.h>
+#include <scxpol/match.bpf.h>
+#include <scxpol/pool.bpf.h>
+#include <scxpol/sched.bpf.h>
+#include <scxpol/stats.bpf.h>
+#include <scxpol/task.bpf.h>
+
+#include "ads.h"
+
+char _license[] SEC("license") = "GPL";
+
+const volatile u64 lc_slice_ns = 2000000;
+const volatile u64 bg_slice_ns = 20000000;
+const volatile u64 important_slice_ns = 10000000;
+
+/* Where a task goes. */
+struct ads_place {
+	s32 pool;
+	u64 slice;
+	bool head;
+};
+
+/* The pool, slice and queue position of @p: hint > cgroup > comm > bg. */
+static __always_inline void ads_place(struct task_struct *p, struct scxpol_task_ctx *t,
+				      struct ads_place *pl)
+{
+	struct scxpol_hint h;
+	s32 class = ADS_BG;
+
+	scxpol_hint_lookup_ctx(t, p, &h);
+	if (h.flags & SCXPOL_HINT_F_CLASS) {
+		class = h.class;
+		scxpol_stat_user_inc(ADS_STAT_CLASS_HINT);
+	} else if (scxpol_match_cgroup(p, &class)) {
+		scxpol_stat_user_inc(ADS_STAT_CLASS_CGROUP);
+	} else if (scxpol_match_comm(p, &class)) {
+		scxpol_stat_user_inc(ADS_STAT_CLASS_COMM);
+	} else {
+		scxpol_stat_user_inc(ADS_STAT_CLASS_DEFAULT);
+	}
+	pl->pool = class == ADS_LC ? ADS_POOL_LC : ADS_POOL_BG;
+	pl->slice = class == ADS_LC ? lc_slice_ns : bg_slice_ns;
+	pl->head = false;
+	if (h.importance) {
+		pl->slice = important_slice_ns;
+		pl->head = !t || !t->full_slices;
+		scxpol_stat_inc(SCXPOL_STAT_IMPORTANT);
+	}
+	/* a direct dispatch does not record the slice: the full-slice count needs it */
+	if (t)
+		t->slice = pl->slice;
+}
+
+s32 SCXPOL_OPS(ads_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+	struct scxpol_pool_view v;
+	struct ads_place pl;
+
+	scxpol_pool_view(&v);
+	ads_place(p, t, &pl);
+	return scxpol_pool_select_cpu(&v, p, t, pl.pool, prev_cpu, wake_flags, pl.slice);
+}
+
+void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+	struct scxpol_pool_view v;
+	struct ads_place pl;
+
+	scxpol_pool_view(&v);
+	ads_place(p, t, &pl);
+	if (pl.head) {
+		enq_flags |= SCXPOL_ENQ_HEAD;
+		scxpol_stat_user_inc(ADS_STAT_HEAD);
+	}
+	scxpol_pool_enqueue(&v, p, t, pl.pool, enq_flags, pl.slice);
+}
+
+/*
+ * An lc task whose slice ran out on an lc CPU keeps it while no other lc
+ * work waits: ops.dispatch runs before the kernel queues @prev again, so
+ * the lc queue looks empty and the CPU would fetch bg work instead.
+ */
+static __always_inline bool ads_keep_prev(const struct scxpol_pool_view *v, s32 cpu,
+					  struct task_struct *prev)
+{
+	struct scxpol_task_ctx *t;
+
+	if (!prev || !(prev->scx.flags & scxpol_kenum(scx_ent_flags, SCX_TASK_QUEUED)) ||
+	    scxpol_pool_of_cpu(v, cpu) != ADS_POOL_LC)
+		return false;
+	t = scxpol_task_ctx(prev);
+	return t && t->pool == ADS_POOL_LC && !scxpol_pool_depth(ADS_POOL_LC) &&
+	       !scxpol_pool_depth(SCXPOL_POOL_SHARED);
+}
+
+void SCXPOL_OPS(ads_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	if (!ads_keep_prev(&v, cpu, prev))
+		scxpol_pool_dispatch(&v, cpu);
+}
+
+void SCXPOL_OPS(ads_running, struct task_struct *p)
+{
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
+}
+
+/* Charge the stint to its pool's CPU time (the loader's demand), then to its clock. */
+void SCXPOL_OPS(ads_stopping, struct task_struct *p, bool runnable)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
+	struct scxpol_pool_view v;
+
+	if (t && t->run_start && (t->pool == ADS_POOL_LC || t->pool == ADS_POOL_BG))
+		scxpol_stat_user_add(t->pool == ADS_POOL_LC ? ADS_STAT_LC_RUNTIME_NS :
+			ADS_STAT_BG_RUNTIME_NS, scxpol_now() - t->run_start);
+	scxpol_pool_view(&v);
+	scxpol_pool_stopping(&v, p, t, runnable);
+}
+
+void SCXPOL_OPS(ads_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	scxpol_pool_quiescent(scxpol_task_ctx(p), deq_flags);
+}
+
+void SCXPOL_OPS(ads_enable, struct task_struct *p)
+{
+	scxpol_pool_enable(p);
+}
+
+s32 SCXPOL_OPS_SLEEPABLE(ads_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	return scxpol_task_init(p);
+}
+
+void SCXPOL_OPS(ads_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
+{
+	scxpol_hint_task_exit(p);
+}
+
+void SCXPOL_OPS(ads_cgroup_exit, struct cgroup *cgrp)
+{
+	scxpol_hint_cgroup_exit(cgrp);
+}
+
+s32 SCXPOL_OPS_SLEEPABLE(ads_init)
+{
+	return scxpol_pool_init(NULL);
+}
+
+void SCXPOL_OPS(ads_exit, struct scx_exit_info *ei)
+{
+	scxpol_exit_record(ei);
+}
+
+SCXPOL_OPS_DEFINE(ads_ops,
+	.select_cpu = (void *)ads_select_cpu,
+	.enqueue = (void *)ads_enqueue,
+	.dispatch = (void *)ads_dispatch,
+	.running = (void *)ads_running,
+	.stopping = (void *)ads_stopping,
+	.quiescent = (void *)ads_quiescent,
+	.enable = (void *)ads_enable,
+	.init_task = (void *)ads_init_task,
+	.exit_task = (void *)ads_exit_task,
+	.cgroup_exit = (void *)ads_cgroup_exit,
+	.init = (void *)ads_init,
+	.exit = (void *)ads_exit,
+	.name = "ads");

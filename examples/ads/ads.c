@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ads: loader of the ads policy (ads.bpf.c). Splits the online CPUs into
+ * the lc and bg pools and publishes them, writes the classification rules
+ * of the command line, sizes the hint maps (class and importance hints
+ * outlive a restart of this process: they are pinned), serves stats, and
+ * every interval turns the lc pool's CPU time into its demand and lets the
+ * library's autosizing grow or shrink the pool.
+ *
+ * Pool flags: lc LENDs (bg work borrows its idle CPUs and is preempted
+ * when lc work comes back) and STEALs (an idle lc CPU pulls bg work); bg
+ * BORROWs and STEALs, but does not LEND: a lending pool takes its CPUs
+ * back from borrowers, and bg work must never preempt lc work. An idle bg
+ * CPU still runs lc work, by stealing it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <scxpol/hint.h>
+#include <scxpol/match.h>
+#include <scxpol/pool.h>
+#include <scxpol/skel.h>
+#include <scxpol/stats.h>
+#include <scxpol/topology.h>
+
+#include "ads.h"
+#include "ads.bpf.skel.h"
+
+SCXPOL_SKEL_DEFINE(ads_bpf);
+
+#define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
+#define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
+#define ADS_MAX_RULES 64
+#define ADS_MAX_IMPORTANCE 7
+
+static const char *const stat_names[ADS_NR_STATS] = {
+	[ADS_STAT_LC_RUNTIME_NS] = "lc_runtime_ns",
+	[ADS_STAT_BG_RUNTIME_NS] = "bg_runtime_ns",
+	[ADS_STAT_CLASS_HINT] = "class_hint",
+	[ADS_STAT_CLASS_CGROUP] = "class_cgroup",
+	[ADS_STAT_CLASS_COMM] = "class_comm",
+	[ADS_STAT_CLASS_DEFAULT] = "class_default",
+	[ADS_STAT_HEAD] = "important_head",
+};
+
+struct rule {
+	enum scxpol_match_kind kind;
+	const char *pattern;
+};
+
+struct opts {
+	unsigned int lc_cpus;	/* --lc-cpus; 0: half the online CPUs */
+	struct rule rules[ADS_MAX_RULES];
+	unsigned int nr_rules;
+	double util_lo, util_hi;
+	unsigned int hold;
+	unsigned int interval_ms;
+	bool no_resize;
+	unsigned long long lc_slice_us, bg_slice_us, important_slice_us;
+	/* the plan of the current (re)load and its sizer */
+	struct scxpol_topo *topo;
+	struct scxpol_pool_plan *plan;		/* without --no-resize: the sizer's */
+	struct scxpol_pool_autosize *sizer;
+	unsigned int nr_configure;
+	bool plan_failed;			/* plan_pools() printed why */
+	/* demand measurement */
+	unsigned long long last_ns, last_runtime;
+	bool have_last;
+	struct scxpol_stats *st;
+};
+
+/* The plan "lc" = the first @n CPUs of the topology order, "bg" = the rest, with their flags. */
+static int split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out)
+{
+	struct scxpol_pool_plan *tmp = NULL, *p;
+	int r;
+
+	r = scxpol_pool_plan_split(topo, "lc", "bg", n, 0, &tmp);
+	if (r)
+		return r;
+	p = scxpol_pool_plan_new(topo);
+	r = p ? 0 : -errno;
+	if (!r)
+		r = scxpol_pool_plan_add(p, "lc", ADS_LC_FLAGS, scxpol_pool_plan_cpus(tmp, 0));
+	if (r >= 0)
+		r = scxpol_pool_plan_add(p, "bg", ADS_BG_FLAGS, scxpol_pool_plan_cpus(tmp, 1));
+	scxpol_pool_plan_free(tmp);
+	if (r < 0) {
+		scxpol_pool_plan_free(p);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+/*
+ * Plan the pools over the topology as it is now, keeping the lc pool's
+ * size (within what the CPUs allow after a hotplug). On failure the
+ * message, naming the option, is printed here.
+ */
+static int plan_pools(struct opts *o)
+{
+	struct scxpol_pool_plan *plan = NULL;
+	struct scxpol_pool_autosize *sizer = NULL;
+	struct scxpol_topo *topo;
+	unsigned int online, n;
+	int r;
+
+	topo = scxpol_topo_load(NULL);
+	if (!topo) {
+		fprintf(stderr, "ads: topology: %s\n", scxpol_last_error());
+		return -errno;
+	}
+	online = scxpol_cpuset_count(scxpol_topo_online(topo));
+	if (online < 2) {
+		fprintf(stderr, "ads: %u CPU online: the lc and bg pools need one each\n", online);
+		scxpol_topo_free(topo);
+		return -EINVAL;
+	}
+	n = o->sizer ? scxpol_pool_autosize_nr_cpus(o->sizer) : o->lc_cpus;
+	if (!n)
+		n = online / 2;
+	if (n >= online) {
+		if (!o->nr_configure) {
+			fprintf(stderr, "ads: --lc-cpus %u: want 1..%u (%u CPUs online; bg keeps one)\n",
+				n, online - 1, online);
+			scxpol_topo_free(topo);
+			return -EINVAL;
+		}
+		n = online - 1;
+	}
+	r = split(topo, n, &plan);
+	if (!r && !o->no_resize) {
+		SCXPOL_OPTS(scxpol_pool_autosize_opts, ao, .util_lo = o->util_lo,
+			    .util_hi = o->util_hi, .hold = o->hold);
+
+		sizer = scxpol_pool_autosize_new(plan, ADS_POOL_LC, ADS_POOL_BG, &ao);
+		r = sizer ? 0 : -errno;
+	}
+	if (r) {
+		fprintf(stderr, "ads: %s\n", scxpol_last_error());
+		scxpol_pool_plan_free(plan);
+		scxpol_topo_free(topo);
+		return r;
+	}
+	scxpol_pool_autosize_free(o->sizer);
+	scxpol_pool_plan_free(o->plan);
+	scxpol_topo_free(o->topo);
+	o->sizer = sizer;
+	o->plan = sizer ? NULL : plan;
+	if (sizer)
+		scxpol_pool_plan_free(plan);
+	o->topo = topo;
+	return 0;
+}
+
+static const struct scxpol_pool_plan *current_plan(const struct opts *o)
+{
+	return o->sizer ? scxpol_pool_autosize_plan(o->sizer) : o->plan;
+}
+
+static int configure(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct ads_bpf *a = skel;
+	struct opts *o = ctx;
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_pools = ADS_NR_POOLS,
+		    .nr_classes = ADS_NR_CLASSES, .max_importance = ADS_MAX_IMPORTANCE);
+	int r;
+
+	/* main() planned the first load; a restart follows a CPU hotplug */
+	if (o->nr_configure++) {
+		r = plan_pools(o);
+		if (r) {
+			o->plan_failed = true;
+			return r;
+		}
+	}
+	a->rodata->lc_slice_ns = o->lc_slice_us * 1000;
+	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
+	a->rodata->important_slice_ns = o->important_slice_us * 1000;
+	r = scxpol_pool_setup(s, ADS_NR_POOLS);
+	return r ? r : scxpol_hint_setup(s, &lim);
+}
+
+static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct opts *o = ctx;
+	unsigned int i;
+	char text[1024];
+	int r;
+
+	(void)skel;
+	r = scxpol_pool_publish(s, current_plan(o));
+	for (i = 0; !r && i < o->nr_rules; i++)
+		r = scxpol_match_add(s, o->rules[i].kind, o->rules[i].pattern, ADS_LC);
+	if (r)
+		return r;
+	/* the counters start again with the new object */
+	o->have_last = false;
+	scxpol_pool_plan_format(current_plan(o), text, sizeof(text));
+	printf("ads: pools %s\n", text);
+	fflush(stdout);
+	return 0;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* The lc pool's demand over the last interval, in CPUs; -1 on the first call. */
+static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand)
+{
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+	const struct scxpol_stat_value *v;
+	unsigned long long t = now_ns(), run;
+	int r;
+
+	r = scxpol_stats_read(s, &so, o->st);
+	if (r)
+		return r;
+	v = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_RUNTIME_NS]);
+	if (!v)
+		return -ENOENT;
+	run = v->value;
+	*demand = -1;
+	if (o->have_last && run >= o->last_runtime && t > o->last_ns)
+		*demand = (double)(run - o->last_runtime) / (double)(t - o->last_ns);
+	o->last_ns = t;
+	o->last_runtime = run;
+	o->have_last = true;
+	return 0;
+}
+
+static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	struct opts *o = ctx;
+	unsigned int before;
+	double demand;
+	char text[1024];
+	int r;
+
+	(void)skel;
+	if (!o->sizer)
+		return 0;
+	r = lc_demand(s, o, &demand);
+	if (r || demand < 0)
+		return r;
+	before = scxpol_pool_autosize_nr_cpus(o->sizer);
+	r = scxpol_pool_autosize_update(o->sizer, demand);
+	if (r <= 0)
+		return r;
+	r = scxpol_pool_publish(s, scxpol_pool_autosize_plan(o->sizer));
+	if (r)
+		return r;
+	scxpol_pool_plan_format(scxpol_pool_autosize_plan(o->sizer), text, sizeof(text));
+	printf("ads: resized lc %u -> %u CPUs (lc demand %.2f CPUs): %s\n", before,
+	       scxpol_pool_autosize_nr_cpus(o->sizer), demand, text);
+	fflush(stdout);
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned long long lo,
+		      unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (errno || *end || end == arg || *arg == '-' || *out < lo || *out > hi) {
+		fprintf(stderr, "ads: %s '%s': want a whole number in %llu..%llu\n", opt, arg, lo,
+			hi);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_util(const char *opt, const char *arg, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || *end || end == arg || !(*out > 0 && *out <= 1)) {
+		fprintf(stderr, "ads: %s '%s': want a utilisation in (0, 1]\n", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --pin-group: a group name or number. */
+static int parse_group(const char *arg, int *gid)
+{
+	unsigned long long v;
+	struct group *g;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!errno && !*end && end != arg && *arg != '-' && v < (1ULL << 31)) {
+		*gid = (int)v;
+		return 0;
+	}
+	g = getgrnam(arg);
+	if (!g) {
+		fprintf(stderr, "ads: --pin-group '%s': no such group\n", arg);
+		return -1;
+	}
+	*gid = (int)g->gr_gid;
+	return 0;
+}
+
+static int add_rule(struct opts *o, const char *opt, enum scxpol_match_kind kind, const char *arg)
+{
+	if (o->nr_rules == ADS_MAX_RULES) {
+		fprintf(stderr, "ads: %s '%s': more than %d rules\n", opt, arg, ADS_MAX_RULES);
+		return -1;
+	}
+	if (scxpol_match_check(kind, arg)) {
+		fprintf(stderr, "ads: %s '%s': %s\n", opt, arg, scxpol_last_error());
+		return -1;
+	}
+	o->rules[o->nr_rules++] = (struct rule){ .kind = kind, .pattern = arg };
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ads [--lc-cpus N] [--lc-comm PATTERN]... [--lc-cgroup PATH]...\n"
+		"           [--util-lo X --util-hi Y] [--hold N] [--interval-ms N] [--no-resize]\n"
+		"           [--lc-slice-us N] [--bg-slice-us N] [--important-slice-us N]\n"
+		"           [--pin-group G] [--stats-socket PATH] [-v] [--verifier-stats]\n"
+		"           [--load-only]\n"
+		"Latency-critical (lc) and background (bg) CPU pools; lc work runs first.\n"
+		"  --lc-cpus N             CPUs of the lc pool at start (default: half)\n"
+		"  --lc-comm PATTERN       threads named PATTERN are lc: a name, or a prefix\n"
+		"                          ending in '*' (\"lc-*\"); repeatable\n"
+		"  --lc-cgroup PATH        tasks in cgroup2 directory PATH or below it are lc;\n"
+		"                          repeatable. A class hint beats a cgroup rule, which\n"
+		"                          beats a comm rule; everything else is bg.\n"
+		"  --util-lo X, --util-hi Y  keep the lc pool's utilisation (its CPU time /\n"
+		"                          its CPUs) in [X, Y] (default 0.5, 0.8)\n"
+		"  --hold N                resize after N intervals asking for it (default 3)\n"
+		"  --interval-ms N         sizing interval (default 250)\n"
+		"  --no-resize             keep the pools as --lc-cpus made them\n"
+		"  --lc-slice-us N         slice of lc tasks (default 2000)\n"
+		"  --bg-slice-us N         slice of bg tasks (default 20000)\n"
+		"  --important-slice-us N  slice of a thread flagged important (default 10000)\n"
+		"  --pin-group G           group (name or number) that may write the hint maps\n"
+		"                          and read the stats socket (mode 0660)\n"
+		"  --stats-socket PATH     stats socket (default /run/scxpol/ads.sock)\n"
+		"  --load-only             load through the verifier, then exit\n"
+		"  --verifier-stats        print each program's verified instructions\n"
+		"  -v                      verbose (library and libbpf messages)\n"
+		"Class hints: 1 = lc, 0 = bg; importance 1..%d = important.\n", ADS_MAX_IMPORTANCE);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "lc-cpus", required_argument, NULL, 'c' },
+		{ "lc-comm", required_argument, NULL, 'm' },
+		{ "lc-cgroup", required_argument, NULL, 'g' },
+		{ "util-lo", required_argument, NULL, 'l' },
+		{ "util-hi", required_argument, NULL, 'u' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "no-resize", no_argument, NULL, 'N' },
+		{ "lc-slice-us", required_argument, NULL, 's' },
+		{ "bg-slice-us", required_argument, NULL, 'b' },
+		{ "important-slice-us", required_argument, NULL, 'I' },
+		{ "pin-group", required_argument, NULL, 'G' },
+		{ "stats-socket", required_argument, NULL, 'k' },
+		{ "load-only", no_argument, NULL, 'L' },
+		{ "verifier-stats", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .hold = 3, .interval_ms = 250,
+			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
+	bool load_only = false, vstats = false, verbose = false;
+	struct scxpol_stats_server *srv = NULL;
+	const char *sock = NULL;
+	struct scxpol_sched *s = NULL;
+	unsigned long long v;
+	int c, r, gid = -1;
+
+	/* bad input: the messages below quote the library's, no need to see it twice */
+	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (parse_uint("--lc-cpus", optarg, 1, 1U << 20, &v))
+				return 2;
+			o.lc_cpus = (unsigned int)v;
+			break;
+		case 'm':
+			if (add_rule(&o, "--lc-comm", SCXPOL_MATCH_COMM, optarg))
+				return 2;
+			break;
+		case 'g':
+			if (add_rule(&o, "--lc-cgroup", SCXPOL_MATCH_CGROUP, optarg))
+				return 2;
+			break;
+		case 'l':
+			if (parse_util("--util-lo", optarg, &o.util_lo))
+				return 2;
+			break;
+		case 'u':
+			if (parse_util("--util-hi", optarg, &o.util_hi))
+				return 2;
+			break;
+		case 'H':
+			if (parse_uint("--hold", optarg, 1, 1000, &v))
+				return 2;
+			o.hold = (unsigned int)v;
+			break;
+		case 'i':
+			if (parse_uint("--interval-ms", optarg, 10, 3600000, &v))
+				return 2;
+			o.interval_ms = (unsigned int)v;
+			break;
+		case 'N':
+			o.no_resize = true;
+			break;
+		case 's':
+			if (parse_uint("--lc-slice-us", optarg, 50, 1000000, &o.lc_slice_us))
+				return 2;
+			break;
+		case 'b':
+			if (parse_uint("--bg-slice-us", optarg, 50, 1000000, &o.bg_slice_us))
+				return 2;
+			break;
+		case 'I':
+			if (parse_uint("--important-slice-us", optarg, 50, 1000000,
+				       &o.important_slice_us))
+				return 2;
+			break;
+		case 'G':
+			if (parse_group(optarg, &gid))
+				return 2;
+			break;
+		case 'k':
+			sock = optarg;
+			break;
+		case 'L':
+			load_only = true;
+			break;
+		case 'V':
+			vstats = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ads: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (o.util_lo >= o.util_hi) {
+		fprintf(stderr, "ads: --util-lo %g --util-hi %g: want util-lo < util-hi\n", o.util_lo,
+			o.util_hi);
+		return 2;
+	}
+	if (plan_pools(&o))
+		return 2;
+	/* attach, exit and restarts are worth an operator's eye */
+	scxpol_log_set(NULL, verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
+	o.st = calloc(1, sizeof(*o.st));
+	if (!o.st) {
+		fprintf(stderr, "ads: out of memory\n");
+		return 1;
+	}
+
+	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(ads_bpf),
+		    .configure = configure, .loaded = loaded, .ctx = &o,
+		    .pin_mode = gid >= 0 ? 0660 : 0, .pin_gid = gid);
+	s = scxpol_sched_open(&sopts);
+	r = s ? scxpol_sched_load(s) : -errno;
+	if (!r && vstats)
+		r = scxpol_sched_print_prog_stats(s, stdout);
+	if (!r && !load_only) {
+		SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+		SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = sock, .stats = &so,
+			    .mode = gid >= 0 ? 0660 : 0, .gid = gid);
+		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = o.interval_ms, .periodic = periodic,
+			    .ctx = &o);
+
+		srv = scxpol_stats_server_start(s, &vo);
+		r = srv ? scxpol_sched_attach(s) : -errno;
+		if (!r) {
+			if (o.sizer)
+				printf("ads: attached; lc utilisation %g..%g, hold %u x %u ms; ",
+				       o.util_lo, o.util_hi, o.hold, o.interval_ms);
+			else
+				printf("ads: attached; fixed pools; ");
+			printf("slices lc %llu us, bg %llu us, important %llu us; stats on %s\n",
+			       o.lc_slice_us, o.bg_slice_us, o.important_slice_us,
+			       scxpol_stats_server_path(srv));
+			fflush(stdout);
+			r = scxpol_sched_run(s, &ro);
+			printf("ads: restarts %u\n", scxpol_sched_restarts(s));
+			scxpol_sched_print_exit(s, stdout);
+		}
+		scxpol_stats_server_stop(srv);
+	}
+	/* a failed re-plan has printed its message (naming the option) already */
+	if (r && !o.plan_failed)
+		fprintf(stderr, "ads: %s\n", scxpol_last_error());
+	scxpol_sched_close(s);
+	scxpol_pool_autosize_free(o.sizer);
+	scxpol_pool_plan_free(o.plan);
+	scxpol_topo_free(o.topo);
+	free(o.st);
+	return r ? 1 : 0;
+}

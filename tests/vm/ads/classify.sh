@@ -1,0 +1,61 @@
+# Which pool a thread runs in follows its class: a cgroup rule (the cgroup
+# and those below it) or a comm rule (a prefix) makes it lc, nothing makes
+# it bg, and a class hint overrides both (hint > cgroup > comm). Two lc
+# spinners fill the lc CPUs and three bg ones overfill the bg CPUs, so no
+# lc CPU is ever idle to lend and the bg CPUs always have bg work before
+# lc work to steal: each spinner stays on its own pool's CPUs.
+. "$(dirname "$0")/common.inc"
+mkdir -p $CG/ads-t/lc/sub $CG/ads-t/bg
+start_ads --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/lc
+assert_attached ads
+expect_eq "lc pool" "$(lc_cpus)" 0-1
+
+# check_round LC_NAMES BG_NAMES PIDS...: sample the spinners (LC ones first)
+check_round() {
+	local lc=$1 bg=$2 name i=0
+	shift 2
+	mapfile -t seen < <(sample_cpus 15 "$@")
+	for name in $lc; do
+		assert_cpus_within "$name (lc)" "${seen[i]}" 0-1
+		note "$name: CPUs ${seen[i]}"
+		i=$((i + 1))
+	done
+	for name in $bg; do
+		assert_cpus_within "$name (bg)" "${seen[i]}" 2-3
+		note "$name: CPUs ${seen[i]}"
+		i=$((i + 1))
+	done
+}
+
+# comm rule, cgroup rule (two levels down); no rule, a cgroup without one
+spin lcname-a 600; a=$SPIN_PID
+spin probe-b 600 ads-t/lc/sub; b=$SPIN_PID
+spin other-c 600; c=$SPIN_PID
+spin other-d 600 ads-t/bg; d=$SPIN_PID
+spin other-z 600; z=$SPIN_PID
+sleep 1
+check_round "lcname-a probe-b" "other-c other-d other-z" $a $b $c $d $z
+kill $a $b $c $d; wait $a $b $c $d 2>/dev/null
+
+# hints win: a class-1 hint on a process no rule names; class-0 hints on a
+# thread the comm rule names and on a process of the lc cgroup
+spin other-e 600; e=$SPIN_PID
+spin lcname-f 600; f=$SPIN_PID
+spin lcname-g 600; g=$SPIN_PID
+spin other-h 600 ads-t/lc; h=$SPIN_PID
+hintctl set tgid $e class=1
+hintctl set tid $g class=0
+hintctl set tgid $h class=0
+sleep 1
+check_round "other-e(hint) lcname-f(comm)" \
+	"lcname-g(hint>comm) other-h(hint>cgroup) other-z" $e $f $g $h $z
+kill $e $f $g $h $z; wait $e $f $g $h $z 2>/dev/null
+
+assert_attached ads
+for k in class_hint class_cgroup class_comm class_default; do
+	[ "$(counter $k)" -gt 0 ] || fail "no placement decided by $k: $(snapshot)"
+done
+note "$(snapshot | jq -c '.counters | {class_hint, class_cgroup, class_comm, class_default}')"
+stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
+rmdir $CG/ads-t/lc/sub $CG/ads-t/lc $CG/ads-t/bg $CG/ads-t

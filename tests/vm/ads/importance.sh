@@ -1,0 +1,39 @@
+# An important request gets the longer slice: three lc workers share the
+# one lc CPU (bg spinners overfill the bg CPUs, so none is stolen away),
+# each with a backlog of 200 ms requests, so none ever sleeps. One
+# (scxpol-workload --hint ads --important-every 1) has every request
+# flagged important through its hint slot, the two others none. Their run
+# bursts (scxpol-lat --by comm; the two normal ones take turns, so their
+# slices end in switches) follow the slices: 20 ms important, 2 ms normal.
+# The policy counted the placements decided by the hint and the important
+# ones.
+. "$(dirname "$0")/common.inc"
+start_ads --lc-cpus 1 --no-resize --lc-comm 'norm-*' --lc-slice-us 2000 \
+	--important-slice-us 20000
+assert_attached ads
+for i in 1 2 3 4 5; do spin bgspin$i 600; done
+start_lat /tmp/lat.json --by comm --json
+"$WL" --hint ads --important-every 1 --workers 1 --rate 20 --hogs 0 --work-us 200000 \
+	--duration 4 --worker-comm imp-worker --dispatch-comm imp-disp >/tmp/imp.out 2>&1 &
+imp=$!
+"$WL" --workers 2 --rate 20 --hogs 0 --work-us 200000 --duration 4 --worker-comm norm-worker \
+	--dispatch-comm norm-disp >/tmp/norm.out 2>&1 || fail "normal workload: $(cat /tmp/norm.out)"
+wait $imp || fail "important workload: $(cat /tmp/imp.out)"
+stop_lat
+assert_attached ads
+flagged=$(tail -n 1 /tmp/imp.out | jq -r .important)
+[ "$flagged" -gt 0 ] || fail "the workload flagged no request: $(cat /tmp/imp.out)"
+for k in important class_hint; do
+	[ "$(counter $k)" -gt 0 ] || fail "counter $k is 0: $(snapshot)"
+done
+mapfile -t b < <(json_eval /tmp/lat.json "g('imp-worker')['burst']['mean_ns']" \
+	"g('norm-worker')['burst']['mean_ns']" "g('imp-worker')['burst']['count']" \
+	"g('norm-worker')['burst']['count']")
+note "run bursts: important mean $((b[0] / 1000)) us (${b[2]}), normal mean" \
+	"$((b[1] / 1000)) us (${b[3]}); slices 20000 / 2000 us; $flagged important requests"
+[ "${b[2]}" -gt 10 ] && [ "${b[3]}" -gt 10 ] || fail "too few bursts: ${b[*]}"
+# slices 10x apart: at least 3x in the bursts
+[ "${b[0]}" -gt $((3 * b[1])) ] ||
+	fail "important bursts ($((b[0] / 1000)) us) are not 3x the normal ones ($((b[1] / 1000)) us)"
+stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0

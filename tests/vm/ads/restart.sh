@@ -1,0 +1,57 @@
+# Restarting the loader keeps hints, and they still apply: a process with a
+# class-1 hint runs on the lc CPUs before and after; a registered thread
+# slot survives; the new loader counts placements by hint and important
+# requests of a workload that ran across the restart. Classification
+# rules come from the new command line, and no task is left outside
+# sched_ext: after an orderly stop and after SIGKILL of the loader.
+. "$(dirname "$0")/common.inc"
+start_ads --lc-cpus 2 --no-resize
+assert_attached ads
+# class 1 by hint only (no rule names it); bg spinners overfill the bg CPUs
+# and the lc CPU x leaves idle, so bg CPUs always have bg work to run
+spin probe-x 600; x=$SPIN_PID
+for i in 1 2 3 4; do spin bgspin$i 600; done
+hintctl set tgid $x class=1
+"$HINTCTL" -P ads hold 600 3 >/tmp/hold.out &
+holder=$!
+SPINNERS+=("$holder")
+for ((i = 0; i < 100; i++)); do grep -q registered /tmp/hold.out && break; sleep 0.1; done
+"$WL" --hint ads --important-every 2 --workers 2 --hogs 0 --work-us 500 --rate 200 \
+	--duration 600 >/tmp/wl.out 2>&1 &
+wl=$!
+SPINNERS+=("$wl")
+sleep 1
+want=$("$HINTCTL" -P ads count)
+note "hints before the restarts: $want"
+expect_eq "tgid hints and slots" "$(sed 's/ tids=[0-9]*//' <<<"$want")" \
+	"cgroups=0 tgids=1 threads=3"
+mapfile -t seen < <(sample_cpus 5 $x)
+assert_cpus_within "hinted process before the restarts" "${seen[0]}" 0-1
+
+for how in INT KILL; do
+	if [ $how = INT ]; then
+		stop_policy INT
+		expect_eq "loader exit status" "$POLICY_STATUS" 0
+	else
+		kill -KILL "$POLICY_PID"
+		wait "$POLICY_PID" 2>/dev/null
+		wait_state disabled 20
+		rm -f "$SOCK"
+	fi
+	start_ads --lc-cpus 2 --no-resize
+	assert_attached ads
+	expect_eq "hints after a SIG$how restart" "$("$HINTCTL" -P ads count)" "$want"
+	sleep 1
+	mapfile -t seen < <(sample_cpus 5 $x)
+	assert_cpus_within "hinted process after a SIG$how restart" "${seen[0]}" 0-1
+	left=$(all_in_ext) || fail "tasks left outside sched_ext after a SIG$how restart:$left"
+	for k in class_hint important important_head; do
+		[ "$(counter $k)" -gt 0 ] || fail "after a SIG$how restart, $k is 0: $(snapshot)"
+	done
+	note "after SIG$how: $(snapshot | jq -c '.counters | {class_hint, important, important_head}')"
+done
+kill $wl $holder
+wait $wl $holder 2>/dev/null
+assert_attached ads
+stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
