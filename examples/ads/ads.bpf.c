@@ -29,7 +29,8 @@
  * flag; one that used up the whole long slice queues normally, so an
  * important spinner cannot starve its pool.
  *
- * Within a pool, tasks are ordered by weighted virtual time.
+ * Within a pool, tasks are ordered by weighted virtual time. An lc task
+ * whose slice ran out keeps its lc CPU while no other lc work waits.
  */
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
@@ -47,6 +48,14 @@ char _license[] SEC("license") = "GPL";
 const volatile u64 lc_slice_ns = 2000000;
 const volatile u64 bg_slice_ns = 20000000;
 const volatile u64 important_slice_ns = 10000000;
+
+/* Per CPU: up to when the running task's CPU time has been counted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} ads_counted SEC(".maps");
 
 /* Where a task goes. */
 struct ads_place {
@@ -147,15 +156,39 @@ void SCXPOL_OPS(ads_running, struct task_struct *p)
 	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
 }
 
-/* Charge the stint to its pool's CPU time (the loader's demand), then to its clock. */
+/*
+ * Add the CPU time the running task used since it started or was last
+ * counted to its pool's counter (the loader's demand). From every tick
+ * too: a task the kernel keeps running stops only when it blocks.
+ */
+static __always_inline void ads_count(struct scxpol_task_ctx *t)
+{
+	u64 now = scxpol_now(), from;
+	u32 zero = 0;
+	u64 *upto;
+
+	if (!t || !t->run_start || (t->pool != ADS_POOL_LC && t->pool != ADS_POOL_BG))
+		return;
+	upto = bpf_map_lookup_elem(&ads_counted, &zero);
+	if (!upto)
+		return;
+	from = scxpol_time_before(*upto, t->run_start) ? t->run_start : *upto;
+	scxpol_stat_user_add(t->pool == ADS_POOL_LC ? ADS_STAT_LC_RUNTIME_NS :
+			     ADS_STAT_BG_RUNTIME_NS, now - from);
+	*upto = now;
+}
+
+void SCXPOL_OPS(ads_tick, struct task_struct *p)
+{
+	ads_count(scxpol_task_ctx(p));
+}
+
 void SCXPOL_OPS(ads_stopping, struct task_struct *p, bool runnable)
 {
 	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
 	struct scxpol_pool_view v;
 
-	if (t && t->run_start && (t->pool == ADS_POOL_LC || t->pool == ADS_POOL_BG))
-		scxpol_stat_user_add(t->pool == ADS_POOL_LC ? ADS_STAT_LC_RUNTIME_NS :
-			ADS_STAT_BG_RUNTIME_NS, scxpol_now() - t->run_start);
+	ads_count(t);
 	scxpol_pool_view(&v);
 	scxpol_pool_stopping(&v, p, t, runnable);
 }
@@ -201,6 +234,7 @@ SCXPOL_OPS_DEFINE(ads_ops,
 	.dispatch = (void *)ads_dispatch,
 	.running = (void *)ads_running,
 	.stopping = (void *)ads_stopping,
+	.tick = (void *)ads_tick,
 	.quiescent = (void *)ads_quiescent,
 	.enable = (void *)ads_enable,
 	.init_task = (void *)ads_init_task,

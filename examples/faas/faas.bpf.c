@@ -27,9 +27,10 @@
  * that burn their slices fall behind.
  *
  * A CPU with nothing to run takes work (Algorithm 2) from its domain's
- * queue, then the shared queue, then, with stealing on, from the other
- * domains' queues, nearest first, so an idle domain helps an overloaded
- * one instead of idling.
+ * queue (a task whose slice ran out keeps the CPU while it is still ahead
+ * of that queue), then the shared queue, then, with stealing on, from the
+ * other domains' queues, nearest first, so an idle domain helps an
+ * overloaded one instead of idling.
  *
  * With busy-poll de-prioritisation on, a task that used its whole slice
  * without sleeping busy_poll_after times in a row (a busy-polling runtime)

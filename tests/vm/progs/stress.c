@@ -27,9 +27,13 @@
  * transient: times it was outside only until the kernel moved it (the
  * kernel narrows masks itself on CPU hotplug).
  *
- * SIGUSR1 prints "snapshot n=K t=SECS min_delta=D stalled=S [first=GROUP/I]":
- * D is the least progress any worker made since the previous snapshot (or the
- * start), S how many workers made none. SIGUSR2 moves the deadline to now.
+ * SIGUSR1 prints "snapshot n=K t=SECS min_delta=D stalled=S runnable=R
+ * stranded=X ext=IN/ALL [first=GROUP/I]": D is the least progress any worker
+ * made since the previous snapshot (or the start), S how many workers made
+ * none (the first of them is GROUP/I); R how many workers are runnable, X how
+ * many of those stayed on an offline CPU for 1 s (/proc/TID/stat field 39);
+ * IN of ALL workers are in the ext class (/proc/TID/sched). SIGUSR2 moves the
+ * deadline to now.
  *
  * Exit status 0 only if every worker finished within the grace period after
  * the deadline, made progress (a starved worker shows zero), no child failed
@@ -38,6 +42,7 @@
  * stress-child, stress-aff and stress-pin (tests find them by comm).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -70,6 +75,7 @@ struct worker {
 	_Atomic uint64_t violations;	/* movers, pinned: ran outside the mask */
 	_Atomic uint64_t transient;	/* movers, pinned: briefly outside it */
 	_Atomic int finished;
+	_Atomic int tid;		/* the worker's thread or process */
 	enum kind kind;
 	int cpu;			/* pinned: its CPU */
 } __attribute__((aligned(64)));
@@ -116,6 +122,13 @@ static void burn(int loops)
 static void name_self(const char *comm)
 {
 	prctl(PR_SET_NAME, comm, 0, 0, 0);
+}
+
+/* A worker starts: name it, and publish its task id for the snapshots. */
+static void worker_start(struct worker *w)
+{
+	name_self(comm_name[w->kind]);
+	atomic_store(&w->tid, (int)gettid());
 }
 
 static void bump(_Atomic uint64_t *c)
@@ -167,7 +180,7 @@ static void *hog(void *arg)
 {
 	struct worker *w = arg;
 
-	name_self(comm_name[w->kind]);
+	worker_start(w);
 	while (running()) {
 		burn(10000);
 		bump(&w->done);
@@ -193,7 +206,7 @@ static void *mover(void *arg)
 	uint64_t seed = now_ns() ^ ((uint64_t)(w - sh->w) << 32) ^ 0x9e3779b97f4a7c15ull;
 	cpu_set_t set;
 
-	name_self(comm_name[w->kind]);
+	worker_start(w);
 	while (running()) {
 		CPU_ZERO(&set);
 		for (int i = 0; i < nr_base; i++)
@@ -223,7 +236,7 @@ static void forker(struct worker *w)
 	const struct timespec backoff = { 0, 1000000 };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	name_self(comm_name[w->kind]);
+	worker_start(w);
 	while (running()) {
 		pid_t c = fork();
 		int st;
@@ -257,23 +270,112 @@ static void forker(struct worker *w)
 	_exit(0);
 }
 
+/* Read up to @len - 1 bytes of @path into @buf; false if it cannot. */
+static bool read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
+/* State letter and CPU (fields 3 and 39 of /proc/TID/stat) of task @tid. */
+static bool task_state(int tid, char *state, int *cpu)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (!read_text(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')) || !p[1])
+		return false;
+	p += 2;
+	*state = *p;
+	for (int field = 3; field < 39; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return false;
+		p++;
+	}
+	*cpu = atoi(p);
+	return true;
+}
+
+static bool cpu_online(int cpu)
+{
+	char path[64], buf[8];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	/* no online file: a CPU that cannot go offline (CPU 0) */
+	return !read_text(path, buf, sizeof(buf)) || buf[0] == '1';
+}
+
+/* Whether task @tid is in the ext class (ext.enabled in /proc/TID/sched):
+ * 1 or 0; -1 if the kernel does not say. */
+static int task_in_ext(int tid)
+{
+	char path[64], buf[8192], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", tid);
+	if (!read_text(path, buf, sizeof(buf)) || !(p = strstr(buf, "\next.enabled ")))
+		return -1;
+	p = strchr(p, ':');
+	return p ? atoi(p + 1) != 0 : -1;
+}
+
+/* Runnable on an offline CPU. A waking task shows R with its old CPU for an
+ * instant: only one that stays so for 1 s counts. */
+static bool stranded(int tid)
+{
+	const struct timespec step = { 0, 200000000 };
+	char st;
+	int cpu;
+
+	for (int i = 0; i < 5; i++) {
+		if (!task_state(tid, &st, &cpu) || st != 'R' || cpu_online(cpu))
+			return false;
+		nanosleep(&step, NULL);
+	}
+	return true;
+}
+
 static void snapshot(unsigned int n, uint64_t start)
 {
+	int stalled = 0, first = -1, runnable = 0, nr_stranded = 0, ext = 0, ext_known = 0;
 	uint64_t min = UINT64_MAX;
-	int stalled = 0, first = -1;
 
 	for (int i = 0; i < nr_workers; i++) {
 		struct worker *w = &sh->w[i];
 		uint64_t d = atomic_load(&w->done), delta = d - hd[i].snap;
+		int tid = atomic_load(&w->tid), in, cpu;
+		char st;
 
 		hd[i].snap = d;
 		if (delta < min)
 			min = delta;
 		if (!delta && !stalled++)
 			first = i;
+		if (tid > 0 && task_state(tid, &st, &cpu) && st == 'R') {
+			runnable++;
+			if (!cpu_online(cpu) && stranded(tid) && !nr_stranded++)
+				fprintf(stderr, "stress: %s task %d runnable on offline CPU %d for 1 s\n",
+					comm_name[w->kind], tid, cpu);
+		}
+		in = tid > 0 ? task_in_ext(tid) : -1;
+		if (in >= 0) {
+			ext_known++;
+			ext += in;
+		}
 	}
-	printf("snapshot n=%u t=%.1f min_delta=%llu stalled=%d", n,
-	       (double)(now_ns() - start) / 1e9, (unsigned long long)min, stalled);
+	printf("snapshot n=%u t=%.1f min_delta=%llu stalled=%d runnable=%d stranded=%d ext=%d/%d",
+	       n, (double)(now_ns() - start) / 1e9, (unsigned long long)min, stalled, runnable,
+	       nr_stranded, ext, ext_known);
 	if (first >= 0) {
 		int idx = 0;
 

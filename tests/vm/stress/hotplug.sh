@@ -35,7 +35,8 @@ step() {
 	restarts=$((restarts + 1))
 	grep -q "restarting (#$restarts)" "$P_LOG" ||
 		fail "$P_NAME: no 'restarting (#$restarts)' after $1 online=$2: $(cat "$P_LOG")"
-	assert_none_stranded
+	assert_placed "after $1 online=$2"
+	kv RUNNABLE runnable "$SNAP"
 	nap "$gap"
 	assert_progress "after $1 online=$2"
 	STEPS=$((STEPS + 1))
@@ -65,6 +66,6 @@ for line in "${POLICIES[@]}"; do
 	kmsg_check
 	while read -r r; do note "$P_NAME hotplug: $r"; done <<<"$WL_REPORT"
 	note "$P_NAME hotplug: $CYCLES cycles over ${used[*]}, $STEPS steps, $restarts restarts," \
-		"enable_seq +$(($(enable_seq) - seq0)), last check $CHECKED runnable tasks on online CPUs," \
+		"enable_seq +$(($(enable_seq) - seq0)), last check $RUNNABLE runnable tasks, all on online CPUs," \
 		"$STALLS stalls, $EJECTIONS ejections; kernel warnings: $KWARN"
 done

@@ -15,10 +15,10 @@ for line in "${POLICIES[@]}"; do
 	nap "$third"
 	assert_progress "under $P_NAME"
 	before=$SNAP
-	ext_tasks
-	[ "${EXT%/*}" = "${EXT#*/}" ] && [ "${EXT%/*}" -gt 0 ] ||
-		fail "$P_NAME: workload tasks in the ext class before the kill: $EXT"
-	all=${EXT#*/}
+	kv ext ext "$SNAP"
+	all=${ext#*/}
+	[ "$all" -gt 0 ] && [ "$ext" = "$all/$all" ] ||
+		fail "$P_NAME: workload tasks in the ext class before the kill: $ext"
 
 	kill -KILL "$POLICY_PID"
 	status=0
@@ -26,18 +26,18 @@ for line in "${POLICIES[@]}"; do
 	expect_eq "$P_NAME: loader status after SIGKILL" "$status" 137
 	wait_state disabled 30
 	expect_eq "$P_NAME: root/ops after SIGKILL" "$(scx_ops)" ""
-	ext_tasks
-	expect_eq "$P_NAME: workload tasks in the ext class after SIGKILL" "$EXT" "0/$all"
 	wl_snapshot
+	kv ext ext "$SNAP"
+	expect_eq "$P_NAME: workload tasks in the ext class after SIGKILL" "$ext" "0/$all"
 	nap "$third"
 	assert_progress "after SIGKILL of $P_NAME"
 	killed=$SNAP
 
 	policy_start "$line" "/tmp/$P_NAME.again.log"
 	[ "$P_SEQ" -gt "$seq0" ] || fail "$P_NAME: enable_seq $P_SEQ after re-attaching, was $seq0"
-	ext_tasks
-	expect_eq "$P_NAME: workload tasks in the ext class after re-attaching" "$EXT" "$all/$all"
 	wl_snapshot
+	kv ext ext "$SNAP"
+	expect_eq "$P_NAME: workload tasks in the ext class after re-attaching" "$ext" "$all/$all"
 	nap "$third"
 	assert_progress "after re-attaching $P_NAME"
 	wl_end
@@ -47,7 +47,7 @@ for line in "${POLICIES[@]}"; do
 	kmsg_check
 	note "$P_NAME sigkill: before: $before"
 	note "$P_NAME sigkill: after the kill (fair class): $killed"
-	note "$P_NAME sigkill: re-attached (workload tasks in ext: $EXT): $SNAP"
+	note "$P_NAME sigkill: re-attached: $SNAP"
 	while read -r r; do note "$P_NAME sigkill: $r"; done <<<"$WL_REPORT"
 	note "$P_NAME sigkill: $STALLS stalls, $EJECTIONS ejections; kernel warnings: $KWARN"
 done
