@@ -32,6 +32,7 @@
 #define EINVAL 22
 #define ERANGE 34
 #endif
+/* One load or store the compiler keeps whole, for fields others write concurrently. */
 #define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
@@ -128,6 +129,7 @@ static __always_inline const struct cpumask *scxpol_cast_mask(struct bpf_cpumask
 #define SCXPOL_OPS_DEFINE(var, ...) \
 	SEC(".struct_ops.link") struct sched_ext_ops var = { __VA_ARGS__ }
 
+/* The smaller and the larger of @a and @b (each is evaluated twice). */
 #define SCXPOL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SCXPOL_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -70,6 +70,7 @@ static __always_inline u64 scxpol_vtime_scale(u64 runtime_ns, u32 weight)
 	return runtime_ns * 100 / (weight ? weight : 100);
 }
 
+/* The clock's current value (vtime, ns scaled by weight). */
 static __always_inline u64 scxpol_vclock_read(const struct scxpol_vclock *c)
 {
 	return READ_ONCE(c->now);
@@ -133,6 +134,7 @@ static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, str
 	return vtime;
 }
 
+/* scxpol_vtime_enqueue_ctx(), looking up @p's context itself. */
 static __always_inline u64 scxpol_vtime_enqueue(struct scxpol_vclock *c, struct task_struct *p,
 						u64 enq_flags, u64 slice)
 {
@@ -157,6 +159,7 @@ static __always_inline void scxpol_vtime_running_ctx(struct scxpol_vclock *c, st
 		scxpol_vclock_advance(c, p->scx.dsq_vtime);
 }
 
+/* scxpol_vtime_running_ctx(), looking up @p's context itself. */
 static __always_inline void scxpol_vtime_running(struct scxpol_vclock *c, struct task_struct *p)
 {
 	scxpol_vtime_running_ctx(c, p, scxpol_task_ctx(p));
@@ -196,6 +199,7 @@ static __always_inline void scxpol_vtime_stopping_ctx(struct scxpol_vclock *c, s
 		t->flags &= ~SCXPOL_TASKF_BUSY_POLL;
 }
 
+/* scxpol_vtime_stopping_ctx(), looking up @p's context itself. */
 static __always_inline void scxpol_vtime_stopping(struct scxpol_vclock *c, struct task_struct *p,
 						  bool runnable)
 {
@@ -229,6 +233,7 @@ static __always_inline void scxpol_vtime_quiescent_ctx(struct scxpol_task_ctx *t
 		t->nr_sleeps++;
 }
 
+/* scxpol_vtime_quiescent_ctx(), looking up @p's context itself. */
 static __always_inline void scxpol_vtime_quiescent(struct task_struct *p, u64 deq_flags)
 {
 	if (deq_flags & SCXPOL_DEQ_SLEEP)
@@ -241,6 +246,7 @@ static __always_inline bool scxpol_vtime_busy_poll_ctx(const struct scxpol_task_
 	return t && (t->flags & SCXPOL_TASKF_BUSY_POLL);
 }
 
+/* scxpol_vtime_busy_poll_ctx(), looking up @p's context itself. */
 static __always_inline bool scxpol_vtime_busy_poll(struct task_struct *p)
 {
 	return scxpol_vtime_busy_poll_ctx(scxpol_task_ctx(p));

@@ -48,6 +48,7 @@ char _license[] SEC("license") = "GPL";
 const volatile u64 lc_slice_ns = 2000000;
 const volatile u64 bg_slice_ns = 20000000;
 const volatile u64 important_slice_ns = 10000000;
+const volatile bool wake_affine;
 
 /* Per CPU: up to when the running task's CPU time has been counted. */
 struct {
@@ -95,14 +96,45 @@ static __always_inline void ads_place(struct task_struct *p, struct scxpol_task_
 		t->slice = pl->slice;
 }
 
+/*
+ * An lc task woken by an lc task on an lc CPU waits on that CPU, behind
+ * its waker: a request handed over by a thread that then waits for the
+ * next one runs at once where the data is, with no IPI.
+ */
+static __always_inline s32 ads_wake_affine(const struct scxpol_pool_view *v, struct task_struct *p,
+					   struct scxpol_task_ctx *t, const struct ads_place *pl,
+					   u64 wake_flags)
+{
+	s32 cpu = bpf_get_smp_processor_id();
+	struct scxpol_task_ctx *wt;
+
+	if (!wake_affine || pl->pool != ADS_POOL_LC || !(wake_flags & SCXPOL_WAKE_TTWU) ||
+	    scxpol_pool_of_cpu(v, cpu) != ADS_POOL_LC || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		return -1;
+	wt = scxpol_task_ctx(bpf_get_current_task_btf());
+	if (!wt || wt->pool != ADS_POOL_LC)
+		return -1;
+	if (t) {
+		t->pool = ADS_POOL_LC;
+		t->pool_gen = (u32)v->gen;
+	}
+	scxpol_dsq_insert(p, SCX_DSQ_LOCAL, pl->slice, pl->head ? SCXPOL_ENQ_HEAD : 0);
+	scxpol_stat_user_inc(ADS_STAT_WAKE_AFFINE);
+	return cpu;
+}
+
 s32 SCXPOL_OPS(ads_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
 	struct scxpol_pool_view v;
 	struct ads_place pl;
+	s32 cpu;
 
 	scxpol_pool_view(&v);
 	ads_place(p, t, &pl);
+	cpu = ads_wake_affine(&v, p, t, &pl, wake_flags);
+	if (cpu >= 0)
+		return cpu;
 	return scxpol_pool_select_cpu(&v, p, t, pl.pool, prev_cpu, wake_flags, pl.slice);
 }
 

@@ -46,6 +46,7 @@ static const char *const stat_names[ADS_NR_STATS] = {
 	[ADS_STAT_CLASS_COMM] = "class_comm",
 	[ADS_STAT_CLASS_DEFAULT] = "class_default",
 	[ADS_STAT_HEAD] = "important_head",
+	[ADS_STAT_WAKE_AFFINE] = "wake_affine",
 };
 
 struct rule {
@@ -61,6 +62,7 @@ struct opts {
 	unsigned int hold;
 	unsigned int interval_ms;
 	bool no_resize;
+	bool wake_affine;
 	unsigned long long lc_slice_us, bg_slice_us, important_slice_us;
 	/* the plan of the current (re)load and its sizer */
 	struct scxpol_topo *topo;
@@ -183,6 +185,7 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	a->rodata->lc_slice_ns = o->lc_slice_us * 1000;
 	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
 	a->rodata->important_slice_ns = o->important_slice_us * 1000;
+	a->rodata->wake_affine = o->wake_affine;
 	r = scxpol_pool_setup(s, ADS_NR_POOLS);
 	return r ? r : scxpol_hint_setup(s, &lim);
 }
@@ -375,6 +378,7 @@ int main(int argc, char **argv)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "no-resize", no_argument, NULL, 'N' },
+		{ "wake-affine", no_argument, NULL, 'W' },
 		{ "lc-slice-us", required_argument, NULL, 's' },
 		{ "bg-slice-us", required_argument, NULL, 'b' },
 		{ "important-slice-us", required_argument, NULL, 'I' },
@@ -431,6 +435,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			o.no_resize = true;
+			break;
+		case 'W':
+			o.wake_affine = true;
 			break;
 		case 's':
 			if (parse_uint("--lc-slice-us", optarg, 50, 1000000, &o.lc_slice_us))

@@ -26,6 +26,7 @@ enum ads_stat {
 	ADS_STAT_CLASS_COMM,    /* ... by a comm rule */
 	ADS_STAT_CLASS_DEFAULT, /* ... by nothing: background */
 	ADS_STAT_HEAD,          /* important tasks queued at the head */
+	ADS_STAT_WAKE_AFFINE,   /* lc wake-ups queued behind their lc waker */
 	ADS_NR_STATS,
 };
 

@@ -64,10 +64,17 @@ static void usage(FILE *f)
 		"  --mt-threads N        threads of an mt body, 2..4 (default 2)\n"
 		"  --io-sleep-ratio N    io bodies sleep N ms per ms of work (default 2)\n"
 		"  --out FILE            per-invocation results (CSV)\n"
+		"  --iters-per-us X      the bodies' work loop speed (default: calibrate at\n"
+		"                        start); to give runs under different schedulers\n"
+		"                        the same work, calibrate once with --calibrate\n"
+		"  --calibrate           print iters_per_us=X and exit\n"
 		"  -v                    the library's log messages too\n"
 		"  -h, --help            this text\n"
 		"Prints a summary table and one JSON line. Exit status: 0 when every\n"
-		"invocation completed, 1 on any failure, 2 for bad usage.\n");
+		"invocation completed, 1 on any failure, 2 for bad usage.\n"
+		"Under load, run it in the real-time class (chrt -f 1 faas-replay ...) so\n"
+		"that releases never wait behind invocations; the bodies it forks switch\n"
+		"back to SCHED_OTHER before they wait for their release.\n");
 }
 
 /* Whole number option value in [lo, hi]. */
@@ -197,7 +204,7 @@ enum {
 	O_TRACE = 256, O_FORMAT, O_DURATIONS, O_MINUTES, O_MINUTE_MS, O_MAX_FUNCS, O_DUR_SCALE,
 	O_SKIP_MISSING, O_KIND_MIX, O_SEED, O_DOMAINS, O_PLAN, O_CAPACITY, O_BUCKET, O_ALPHA,
 	O_HOME_SCAN, O_TIME_SCALE, O_CGROUP_ROOT, O_SINK, O_PIN_ROOT, O_MT_THREADS, O_IO_RATIO,
-	O_OUT,
+	O_OUT, O_ITERS, O_CALIBRATE,
 };
 
 int main(int argc, char **argv)
@@ -226,6 +233,8 @@ int main(int argc, char **argv)
 		{ "mt-threads", required_argument, NULL, O_MT_THREADS },
 		{ "io-sleep-ratio", required_argument, NULL, O_IO_RATIO },
 		{ "out", required_argument, NULL, O_OUT },
+		{ "iters-per-us", required_argument, NULL, O_ITERS },
+		{ "calibrate", no_argument, NULL, O_CALIBRATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -246,7 +255,7 @@ int main(int argc, char **argv)
 	struct domains dom = { 0 };
 	struct faas_summary sum;
 	char err[FAAS_ERR_LEN];
-	bool azure = false, seed_set = false;
+	bool azure = false, seed_set = false, calibrate_only = false;
 	double x;
 	int c, r, ret = 1;
 
@@ -351,6 +360,13 @@ int main(int argc, char **argv)
 		case O_OUT:
 			out_path = optarg;
 			break;
+		case O_ITERS:
+			if (opt_double("--iters-per-us", optarg, 0, 1e9, &ro.body.iters_per_us))
+				return 2;
+			break;
+		case O_CALIBRATE:
+			calibrate_only = true;
+			break;
 		case 'v':
 			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
 			break;
@@ -365,6 +381,14 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "faas-replay: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
+	}
+	if (calibrate_only) {
+		if (faas_calibrate(&x, err, sizeof(err))) {
+			fprintf(stderr, "faas-replay: %s\n", err);
+			return 1;
+		}
+		printf("iters_per_us=%.3f\n", x);
+		return 0;
 	}
 	if (!trace_path) {
 		fprintf(stderr, "faas-replay: --trace FILE is required (see --help)\n");
@@ -420,7 +444,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	r = faas_calibrate(&ro.body.iters_per_us, err, sizeof(err));
+	r = ro.body.iters_per_us > 0 ? 0 : faas_calibrate(&ro.body.iters_per_us, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "faas-replay: %s\n", err);
 		goto out;

@@ -250,6 +250,22 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 	return r;
 }
 
+/*
+ * In a body: leave the real-time class a replay run with chrt passes on
+ * to its children, just before blocking on go: the body then waits for
+ * go, and runs, as a normal task of the scheduler under test, while its
+ * prewarm (fork to go) never queues behind invocations.
+ */
+static int leave_rt(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int policy = sched_getscheduler(0);
+
+	if (policy != SCHED_FIFO && policy != SCHED_RR)
+		return 0;
+	return sched_setscheduler(0, SCHED_OTHER, &sp);
+}
+
 /* Close fds [@first, @last] (close_range() needs Linux 5.9). */
 static void close_fds(unsigned int first, unsigned int last)
 {
@@ -308,6 +324,8 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	signal(SIGINT, SIG_DFL); /* the replay's handlers are not the body's */
 	signal(SIGTERM, SIG_DFL);
 	close_others(go[0], report_fd);
+	if (leave_rt())
+		_exit(4);
 	do
 		n = read(go[0], &c, 1);
 	while (n < 0 && errno == EINTR);

@@ -27,6 +27,12 @@
  * does work outside its cgroup or before its domain is known. It ends by
  * writing one struct faas_body_report (smaller than PIPE_BUF, so atomic on
  * a pipe shared by all children) and exits 0; any failure exits non-zero.
+ *
+ * A control plane can run in the real-time class (chrt -f 1 faas-replay)
+ * so that it is never queued behind the invocations it releases, whatever
+ * the scheduler. Its bodies do not stay there: a child forked SCHED_FIFO
+ * or SCHED_RR switches to SCHED_OTHER just before it blocks on go (exit
+ * status 4 if it cannot), so it waits for go, and works, as a normal task.
  */
 #ifndef FAAS_FUNCS_H
 #define FAAS_FUNCS_H
@@ -96,8 +102,9 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
  * faas_body_spawn - fork a child that waits for the go byte, runs the body
  * of invocation @id and writes its report to @report_fd. Returns the
  * child's pid and its go pipe's write end in *@go_fd (write one byte to
- * start it, close it to make it exit without running), or a negative
- * errno with the reason in @err. Call only from a single-threaded process.
+ * start it, close it to make it exit without running: exit status 3), or a
+ * negative errno with the reason in @err. Call only from a single-threaded
+ * process. The child leaves a real-time class (see above).
  */
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,

@@ -317,7 +317,9 @@ static int drain_reports(struct run *R)
 
 static void describe_status(int status, char *buf, size_t len)
 {
-	if (WIFEXITED(status))
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
+		snprintf(buf, len, "exit status 4 (it could not leave the real-time class)");
+	else if (WIFEXITED(status))
 		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),

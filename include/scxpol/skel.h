@@ -37,6 +37,11 @@ struct scxpol_skel {
 	struct bpf_object *(*object)(void *skel);
 };
 
+/*
+ * Define the struct scxpol_skel of skeleton type @name (static, in the
+ * loader's file): wrappers of name__open_opts(), name__load(),
+ * name__destroy() and the skeleton's object.
+ */
 #define SCXPOL_SKEL_DEFINE(name)                                              \
 	static void *name##__scxpol_open(const struct bpf_object_open_opts *o) \
 	{                                                                      \

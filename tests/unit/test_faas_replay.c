@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -614,6 +615,43 @@ static void test_body_asleep(void **state)
 	assert_no_children();
 }
 
+/*
+ * Spawned from a SCHED_FIFO process (chrt -f faas-replay), a body is back
+ * in SCHED_OTHER by the time it sleeps on its go pipe, and runs there.
+ */
+static void test_body_leaves_rt(void **state)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 1 };
+	struct sched_param rt = { .sched_priority = 1 }, normal = { .sched_priority = 0 };
+	struct faas_body_report rep;
+	int rp[2], go, i, r = 0, status;
+	pid_t pid;
+
+	(void)state;
+	if (sched_setscheduler(0, SCHED_FIFO, &rt)) {
+		assert_true(errno == EPERM);
+		skip(); /* no CAP_SYS_NICE here */
+	}
+	assert_int_equal(pipe(rp), 0);
+	pid = faas_body_spawn(5, FAAS_KIND_CPU, 1000, &cfg, rp[1], &go, err, sizeof(err));
+	assert_int_equal(sched_setscheduler(0, SCHED_OTHER, &normal), 0);
+	assert_true(pid > 0);
+	for (i = 0; i < 5000 && (r = faas_body_asleep(pid, err, sizeof(err))) == 0; i++)
+		usleep(1000);
+	assert_int_equal(r, 1);
+	assert_int_equal(sched_getscheduler(pid), SCHED_OTHER);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	assert_int_equal(read(rp[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
+	assert_int_equal(rep.id, 5);
+	assert_int_equal(rep.status, 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(rp[0]);
+	close(rp[1]);
+	assert_no_children();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_stat),
 		cmocka_unit_test(test_body_direct),
 		cmocka_unit_test(test_body_asleep),
+		cmocka_unit_test(test_body_leaves_rt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -18,18 +18,25 @@ enum scxpol_dsq_kind {
 	SCXPOL_DSQ_KIND_USER = 6,
 };
 
+/* The DSQ id of @index of @kind (enum scxpol_dsq_kind); @index is cut to 56 bits. */
 #define SCXPOL_DSQ_ID(kind, index) \
 	(((unsigned long long)(kind) << SCXPOL_DSQ_KIND_SHIFT) | \
 	 ((unsigned long long)(index) & SCXPOL_DSQ_INDEX_MASK))
+/*
+ * The ids of each kind: the shared queue, a pool's queue, a (pool, LLC)
+ * queue, an LLC's, a CPU's, and the policy's own queues (@n: any index).
+ * LLC ids are below 2^24 in any kernel; a (pool, LLC) id gives the pool
+ * the bits above.
+ */
 #define SCXPOL_DSQ_SHARED SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_SHARED, 0)
 #define SCXPOL_DSQ_POOL(pool) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_POOL, (pool))
-/* LLC ids are below 2^24 in any kernel; pools get the bits above. */
 #define SCXPOL_DSQ_POOL_LLC(pool, llc) \
 	SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_POOL_LLC, ((unsigned long long)(pool) << 24) | ((llc) & 0xffffff))
 #define SCXPOL_DSQ_LLC(llc) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_LLC, (llc))
 #define SCXPOL_DSQ_CPU(cpu) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_CPU, (cpu))
 #define SCXPOL_DSQ_USER(n) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_USER, (n))
 
+/* The kind and the index of DSQ id @id (for stats and debugging output). */
 #define SCXPOL_DSQ_KIND(id) ((unsigned int)(((id) >> SCXPOL_DSQ_KIND_SHIFT) & 0x7f))
 #define SCXPOL_DSQ_INDEX(id) ((id) & SCXPOL_DSQ_INDEX_MASK)
 

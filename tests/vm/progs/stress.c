@@ -8,7 +8,9 @@
  *   stress affinity SECS   N threads moving themselves to random non-empty
  *                          subsets of the CPUs (sched_setaffinity), and one
  *                          thread pinned to each CPU, burning CPU
- *   stress mix SECS        all at once: 2 x N hogs, N forkers, N movers, N pinned
+ *   stress mix SECS        all at once: N hogs, N/2 forkers, N/2 movers, N pinned
+ *                          (3 x N workers: under emulation more would make a
+ *                          loader's restart the bulk of a hotplug test)
  *
  * N is the number of CPUs in stress's affinity mask at start (the online
  * CPUs). Every worker runs until the deadline, then finishes. stress prints
@@ -514,9 +516,9 @@ int main(int argc, char **argv)
 		count[MOVER] = n;
 		count[PINNED] = n;
 	} else if (!strcmp(argv[1], "mix")) {
-		count[HOG] = 2 * n;
-		count[FORKER] = n;
-		count[MOVER] = n;
+		count[HOG] = n;
+		count[FORKER] = (n + 1) / 2;
+		count[MOVER] = (n + 1) / 2;
 		count[PINNED] = n;
 	} else {
 		fprintf(stderr, "stress: unknown workload '%s'\n", argv[1]);
