@@ -9,17 +9,9 @@
 # cleanly. (Each restart costs 10-20 s in the emulated guest under this load:
 # that, not the workload, sets the number of cycles.)
 . "$(dirname "$0")/common.inc"
-# Linux 6.12 itself warns when a CPU goes offline while sched_ext restarts:
-# "dl_rq->running_bw > old" (kernel/sched/deadline.c, dl_server_stop() in
-# sched_cpu_dying(), or inactive_task_timer()), with or without load, in most
-# boots; the fair class alone does not. vm-run fails a boot on any kernel
-# WARNING, so this test runs on newer kernels only (its checks pass on 6.12).
-case $(uname -r) in
-6.12.*)
-	echo "Linux $(uname -r) warns in kernel/sched/deadline.c (dl_server running_bw underflow) on CPU hotplug while sched_ext restarts"
-	exit 77
-	;;
-esac
+# (On Linux 6.12 the kernel itself warns in deadline.c when a CPU goes
+# offline while sched_ext restarts; scripts/vm-run reports that known 6.12.y
+# warning without failing the boot.)
 CYCLES=${SCXPOL_STRESS_HOTPLUG_CYCLES:-$((STRESS_SECS / 6 > 3 ? STRESS_SECS / 6 : 3))}
 [[ $CYCLES =~ ^[1-9][0-9]{0,3}$ ]] || fail "SCXPOL_STRESS_HOTPLUG_CYCLES '$CYCLES' is not a number of cycles"
 WL_HOTPLUG=1

@@ -26,4 +26,7 @@ seq0=$P_SEQ
 policy_start "${POLICIES[0]}"
 [ "$P_SEQ" -gt "$seq0" ] || fail "enable_seq $P_SEQ after a new attach, was $seq0"
 policy_stop
-note "$P_NAME: $(head -c 160 /tmp/watch.err); loader exit status $status; enable_seq $seq0 -> $P_SEQ"
+caught=$(head -n 1 /tmp/watch.err)
+caught=${caught#FAIL: }
+note "$P_NAME: the sampler reported \"${caught%%; loader:*}\"; loader exit status $status;" \
+	"enable_seq $seq0 -> $P_SEQ on the next attach"
