@@ -41,7 +41,7 @@
  * the deadline, made progress (a starved worker shows zero), no child failed
  * and no thread ran outside its mask; otherwise 1, with the reasons on
  * stderr. Threads and processes are named stress-hog, stress-fork,
- * stress-child, stress-aff and stress-pin (tests find them by comm).
+ * stress-child, stress-aff and stress-pin (as ps and the kernel log show).
  */
 #include <errno.h>
 #include <fcntl.h>
