@@ -87,6 +87,16 @@ void *scxpol_err_ptr(int err, const char *fmt, ...)
 	return NULL;
 }
 
+int scxpol_err_quiet(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
 void scxpol_err_clear(void)
 {
 	last_error[0] = '\0';

@@ -33,6 +33,12 @@ SCXPOL_HIDDEN void *scxpol_err_ptr(int err, const char *fmt, ...) SCXPOL_PRINTF(
 SCXPOL_HIDDEN void scxpol_err_clear(void);
 
 /*
+ * Like scxpol_err() without the log line: for failures the caller reports
+ * itself (command line values, lib/cli.c), which would otherwise show twice.
+ */
+SCXPOL_HIDDEN int scxpol_err_quiet(int err, const char *fmt, ...) SCXPOL_PRINTF(2, 3);
+
+/*
  * Read a small text file (sysfs, procfs) relative to @root ("" or NULL for
  * "/") into @buf, NUL-terminated, trailing newline removed. Returns the
  * length or a negative errno; does not record an error message.

@@ -6,7 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/stats.h>
 
 #define SOCK_DIR "/run/scxpol"
 
-static void usage(FILE *f)
+static void usage(const struct scxpol_cli *c, FILE *f)
 {
 	fprintf(f, "usage: scxpol-stat [--policy NAME | --socket PATH] [--json | --request JSON]\n"
 		   "                   [--interval SECS] [--count N]\n"
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 		   "  -r, --request JSON   send one request line, print the response\n"
 		   "  -i, --interval SECS  refresh the table every SECS (default 1)\n"
 		   "  -n, --count N        stop after N tables (default: until interrupted)\n");
+	scxpol_cli_usage(c, f);
 }
 
 /* The only *.sock in SOCK_DIR into @buf. */
@@ -98,6 +100,43 @@ static void print_table(const struct scxpol_stats *st, const struct scxpol_stats
 	fflush(stdout);
 }
 
+/* The command line's values. */
+struct args {
+	const char *policy, *sock, *request;
+	unsigned long long count;
+	double interval;
+	bool json;
+};
+
+static int option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	struct args *a = c->ctx;
+
+	switch (opt) {
+	case 'p':
+		a->policy = arg;
+		break;
+	case 's':
+		a->sock = arg;
+		break;
+	case 'j':
+		a->json = true;
+		break;
+	case 'r':
+		a->request = arg;
+		break;
+	case 'i':
+		if (scxpol_cli_parse_double("--interval", arg, 0, 3600, &a->interval))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'n':
+		if (scxpol_cli_parse_uint("--count", arg, 1, LLONG_MAX, &a->count))
+			return scxpol_cli_usage_error(c);
+		break;
+	}
+	return SCXPOL_CLI_CONTINUE;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -107,83 +146,50 @@ int main(int argc, char **argv)
 		{ "request", required_argument, NULL, 'r' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *policy = NULL, *sock = NULL, *request = NULL;
+	struct args a = { .interval = 1 };
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "scxpol-stat", .usage = usage, .options = longopts,
+		    .shortopts = "p:s:jr:i:n:", .option = option, .ctx = &a);
 	struct scxpol_stats *st, *prev;
-	char path[256], *end;
-	double interval = 1;
-	long count = -1, n;
-	bool json = false, tty = isatty(STDOUT_FILENO);
-	int c, r;
+	unsigned long long n;
+	bool tty = isatty(STDOUT_FILENO);
+	char path[256];
+	int r;
 
 	/* failures are reported once, below, with the library's message */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
-	while ((c = getopt_long(argc, argv, "p:s:jr:i:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			policy = optarg;
-			break;
-		case 's':
-			sock = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'r':
-			request = optarg;
-			break;
-		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (errno || *end || !(interval >= 0.1 && interval <= 3600)) {
-				fprintf(stderr, "scxpol-stat: --interval '%s': want 0.1..3600 seconds\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			errno = 0;
-			count = strtol(optarg, &end, 10);
-			if (errno || *end || count < 1) {
-				fprintf(stderr, "scxpol-stat: --count '%s': want a positive number\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc || (policy && sock) || (json && request)) {
-		usage(stderr);
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
+	if (a.policy && a.sock) {
+		fprintf(stderr, "scxpol-stat: give --policy or --socket, not both\n");
 		return 2;
 	}
-	if (sock) {
-		snprintf(path, sizeof(path), "%s", sock);
-	} else if (policy) {
-		if (scxpol_stats_socket_path(policy, path, sizeof(path)) < 0) {
+	if (a.json && a.request) {
+		fprintf(stderr, "scxpol-stat: give --json or --request, not both\n");
+		return 2;
+	}
+	if (a.sock) {
+		snprintf(path, sizeof(path), "%s", a.sock);
+	} else if (a.policy) {
+		if (scxpol_stats_socket_path(a.policy, path, sizeof(path)) < 0) {
 			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
 			return 2;
 		}
 		if (access(path, F_OK) && errno == ENOENT) {
 			fprintf(stderr, "scxpol-stat: no policy '%s' serves stats (%s does not exist)\n",
-				policy, path);
+				a.policy, path);
 			return 1;
 		}
 	} else if (only_socket(path, sizeof(path))) {
 		return 1;
 	}
 
-	if (request) {
+	if (a.request) {
 		char resp[1 << 16];
 
-		if (scxpol_stats_request(path, request, resp, sizeof(resp)) < 0) {
+		if (scxpol_stats_request(path, a.request, resp, sizeof(resp)) < 0) {
 			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
 			return 1;
 		}
@@ -196,10 +202,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	prev = st + 1;
-	for (n = 0; count < 0 || n < count; n++) {
+	for (n = 0; !a.count || n < a.count; n++) {
 		if (n) {
-			struct timespec ts = { .tv_sec = (time_t)interval,
-					       .tv_nsec = (long)((interval - (double)(time_t)interval) * 1e9) };
+			struct timespec ts = {
+				.tv_sec = (time_t)a.interval,
+				.tv_nsec = (long)((a.interval - (double)(time_t)a.interval) * 1e9),
+			};
 
 			*prev = *st;
 			nanosleep(&ts, NULL);
@@ -210,7 +218,7 @@ int main(int argc, char **argv)
 			free(st);
 			return 1;
 		}
-		if (json) {
+		if (a.json) {
 			r = scxpol_stats_json_file(st, stdout);
 			free(st);
 			return r ? 1 : 0;

@@ -14,13 +14,12 @@
  * CPU still runs lc work, by stealing it.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/hint.h>
 #include <scxpol/match.h>
 #include <scxpol/pool.h>
@@ -69,7 +68,6 @@ struct opts {
 	struct scxpol_pool_plan *plan;		/* without --no-resize: the sizer's */
 	struct scxpol_pool_autosize *sizer;
 	unsigned int nr_configure;
-	bool plan_failed;			/* plan_pools() printed why */
 	/* demand measurement */
 	unsigned long long last_ns, last_runtime;
 	bool have_last;
@@ -177,10 +175,8 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	/* main() planned the first load; a restart follows a CPU hotplug */
 	if (o->nr_configure++) {
 		r = plan_pools(o);
-		if (r) {
-			o->plan_failed = true;
+		if (r)
 			return r;
-		}
 	}
 	a->rodata->lc_slice_ns = o->lc_slice_us * 1000;
 	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
@@ -271,56 +267,6 @@ static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *arg, unsigned long long lo,
-		      unsigned long long hi, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(arg, &end, 10);
-	if (errno || *end || end == arg || *arg == '-' || *out < lo || *out > hi) {
-		fprintf(stderr, "ads: %s '%s': want a whole number in %llu..%llu\n", opt, arg, lo,
-			hi);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_util(const char *opt, const char *arg, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(arg, &end);
-	if (errno || *end || end == arg || !(*out > 0 && *out <= 1)) {
-		fprintf(stderr, "ads: %s '%s': want a utilisation in (0, 1]\n", opt, arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* --pin-group: a group name or number. */
-static int parse_group(const char *arg, int *gid)
-{
-	unsigned long long v;
-	struct group *g;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!errno && !*end && end != arg && *arg != '-' && v < (1ULL << 31)) {
-		*gid = (int)v;
-		return 0;
-	}
-	g = getgrnam(arg);
-	if (!g) {
-		fprintf(stderr, "ads: --pin-group '%s': no such group\n", arg);
-		return -1;
-	}
-	*gid = (int)g->gr_gid;
-	return 0;
-}
-
 static int add_rule(struct opts *o, const char *opt, enum scxpol_match_kind kind, const char *arg)
 {
 	if (o->nr_rules == ADS_MAX_RULES) {
@@ -335,36 +281,105 @@ static int add_rule(struct opts *o, const char *opt, enum scxpol_match_kind kind
 	return 0;
 }
 
-static void usage(FILE *f)
+static void usage(const struct scxpol_cli *c, FILE *f)
 {
 	fprintf(f,
 		"usage: ads [--lc-cpus N] [--lc-comm PATTERN]... [--lc-cgroup PATH]...\n"
 		"           [--util-lo X --util-hi Y] [--hold N] [--interval-ms N] [--no-resize]\n"
-		"           [--lc-slice-us N] [--bg-slice-us N] [--important-slice-us N]\n"
-		"           [--pin-group G] [--stats-socket PATH] [-v] [--verifier-stats]\n"
-		"           [--load-only]\n"
+		"           [--wake-affine] [--lc-slice-us N] [--bg-slice-us N]\n"
+		"           [--important-slice-us N] [--pin-group G] [--stats-socket PATH] [-v]\n"
+		"           [--verifier-stats] [--load-only]\n"
 		"Latency-critical (lc) and background (bg) CPU pools; lc work runs first.\n"
-		"  --lc-cpus N             CPUs of the lc pool at start (default: half)\n"
-		"  --lc-comm PATTERN       threads named PATTERN are lc: a name, or a prefix\n"
-		"                          ending in '*' (\"lc-*\"); repeatable\n"
-		"  --lc-cgroup PATH        tasks in cgroup2 directory PATH or below it are lc;\n"
-		"                          repeatable. A class hint beats a cgroup rule, which\n"
-		"                          beats a comm rule; everything else is bg.\n"
-		"  --util-lo X, --util-hi Y  keep the lc pool's utilisation (its CPU time /\n"
-		"                          its CPUs) in [X, Y] (default 0.5, 0.8)\n"
-		"  --hold N                resize after N intervals asking for it (default 3)\n"
-		"  --interval-ms N         sizing interval (default 250)\n"
-		"  --no-resize             keep the pools as --lc-cpus made them\n"
-		"  --lc-slice-us N         slice of lc tasks (default 2000)\n"
-		"  --bg-slice-us N         slice of bg tasks (default 20000)\n"
-		"  --important-slice-us N  slice of a thread flagged important (default 10000)\n"
-		"  --pin-group G           group (name or number) that may write the hint maps\n"
-		"                          and read the stats socket (mode 0660)\n"
-		"  --stats-socket PATH     stats socket (default /run/scxpol/ads.sock)\n"
-		"  --load-only             load through the verifier, then exit\n"
-		"  --verifier-stats        print each program's verified instructions\n"
-		"  -v                      verbose (library and libbpf messages)\n"
-		"Class hints: 1 = lc, 0 = bg; importance 1..%d = important.\n", ADS_MAX_IMPORTANCE);
+		"  --lc-cpus N          CPUs of the lc pool at start (default: half)\n"
+		"  --lc-comm PATTERN    threads named PATTERN are lc: a name, or a prefix\n"
+		"                       ending in '*' (\"lc-*\"); repeatable\n"
+		"  --lc-cgroup PATH     tasks in cgroup2 directory PATH or below it are lc;\n"
+		"                       repeatable. A class hint beats a cgroup rule, which\n"
+		"                       beats a comm rule; everything else is bg.\n"
+		"  --util-lo X, --util-hi Y\n"
+		"                       keep the lc pool's utilisation (its CPU time / its\n"
+		"                       CPUs) in [X, Y] (default 0.5, 0.8)\n"
+		"  --hold N             resize after N intervals asking for it (default 3)\n"
+		"  --interval-ms N      sizing interval (default 250)\n"
+		"  --no-resize          keep the pools as --lc-cpus made them\n"
+		"  --wake-affine        an lc task woken by an lc task on an lc CPU waits on\n"
+		"                       that CPU, behind its waker\n"
+		"  --lc-slice-us N      slice of lc tasks (default 2000)\n"
+		"  --bg-slice-us N      slice of bg tasks (default 20000)\n"
+		"  --important-slice-us N\n"
+		"                       slice of a thread flagged important (default 10000)\n");
+	scxpol_cli_usage(c, f);
+	fprintf(f, "Class hints: 1 = lc, 0 = bg; importance 1..%d = important.\n",
+		ADS_MAX_IMPORTANCE);
+}
+
+/* --lc-cpus, --hold, --interval-ms: a whole number in @lo..@hi into *@out */
+static int parse_count(const char *opt, const char *arg, unsigned long long lo,
+		       unsigned long long hi, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (scxpol_cli_parse_uint(opt, arg, lo, hi, &v))
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	struct opts *o = c->ctx;
+	const char *name;
+
+	switch (opt) {
+	case 'c':
+		if (parse_count("--lc-cpus", arg, 1, 1U << 20, &o->lc_cpus))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'm':
+		if (add_rule(o, "--lc-comm", SCXPOL_MATCH_COMM, arg))
+			return 2;
+		break;
+	case 'g':
+		if (add_rule(o, "--lc-cgroup", SCXPOL_MATCH_CGROUP, arg))
+			return 2;
+		break;
+	case 'l':
+	case 'u':
+		name = opt == 'l' ? "--util-lo" : "--util-hi";
+		if (scxpol_cli_parse_double(name, arg, 0, 1, opt == 'l' ? &o->util_lo : &o->util_hi)) {
+			fprintf(stderr, "ads: %s '%s': want a utilisation in (0, 1]\n", name, arg);
+			return 2;
+		}
+		break;
+	case 'H':
+		if (parse_count("--hold", arg, 1, 1000, &o->hold))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'i':
+		if (parse_count("--interval-ms", arg, 10, 3600000, &o->interval_ms))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'N':
+		o->no_resize = true;
+		break;
+	case 'W':
+		o->wake_affine = true;
+		break;
+	case 's':
+		if (scxpol_cli_parse_uint("--lc-slice-us", arg, 50, 1000000, &o->lc_slice_us))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'b':
+		if (scxpol_cli_parse_uint("--bg-slice-us", arg, 50, 1000000, &o->bg_slice_us))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'I':
+		if (scxpol_cli_parse_uint("--important-slice-us", arg, 50, 1000000,
+					  &o->important_slice_us))
+			return scxpol_cli_usage_error(c);
+		break;
+	}
+	return SCXPOL_CLI_CONTINUE;
 }
 
 int main(int argc, char **argv)
@@ -382,104 +397,22 @@ int main(int argc, char **argv)
 		{ "lc-slice-us", required_argument, NULL, 's' },
 		{ "bg-slice-us", required_argument, NULL, 'b' },
 		{ "important-slice-us", required_argument, NULL, 'I' },
-		{ "pin-group", required_argument, NULL, 'G' },
-		{ "stats-socket", required_argument, NULL, 'k' },
-		{ "load-only", no_argument, NULL, 'L' },
-		{ "verifier-stats", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .hold = 3, .interval_ms = 250,
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
-	bool load_only = false, vstats = false, verbose = false;
-	struct scxpol_stats_server *srv = NULL;
-	const char *sock = NULL;
-	struct scxpol_sched *s = NULL;
-	unsigned long long v;
-	int c, r, gid = -1;
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
+		    .options = longopts, .option = option, .ctx = &o);
+	struct scxpol_sched *s;
+	int r;
 
 	/* bad input: the messages below quote the library's, no need to see it twice */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (parse_uint("--lc-cpus", optarg, 1, 1U << 20, &v))
-				return 2;
-			o.lc_cpus = (unsigned int)v;
-			break;
-		case 'm':
-			if (add_rule(&o, "--lc-comm", SCXPOL_MATCH_COMM, optarg))
-				return 2;
-			break;
-		case 'g':
-			if (add_rule(&o, "--lc-cgroup", SCXPOL_MATCH_CGROUP, optarg))
-				return 2;
-			break;
-		case 'l':
-			if (parse_util("--util-lo", optarg, &o.util_lo))
-				return 2;
-			break;
-		case 'u':
-			if (parse_util("--util-hi", optarg, &o.util_hi))
-				return 2;
-			break;
-		case 'H':
-			if (parse_uint("--hold", optarg, 1, 1000, &v))
-				return 2;
-			o.hold = (unsigned int)v;
-			break;
-		case 'i':
-			if (parse_uint("--interval-ms", optarg, 10, 3600000, &v))
-				return 2;
-			o.interval_ms = (unsigned int)v;
-			break;
-		case 'N':
-			o.no_resize = true;
-			break;
-		case 'W':
-			o.wake_affine = true;
-			break;
-		case 's':
-			if (parse_uint("--lc-slice-us", optarg, 50, 1000000, &o.lc_slice_us))
-				return 2;
-			break;
-		case 'b':
-			if (parse_uint("--bg-slice-us", optarg, 50, 1000000, &o.bg_slice_us))
-				return 2;
-			break;
-		case 'I':
-			if (parse_uint("--important-slice-us", optarg, 50, 1000000,
-				       &o.important_slice_us))
-				return 2;
-			break;
-		case 'G':
-			if (parse_group(optarg, &gid))
-				return 2;
-			break;
-		case 'k':
-			sock = optarg;
-			break;
-		case 'L':
-			load_only = true;
-			break;
-		case 'V':
-			vstats = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "ads: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return 2;
-	}
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
 	if (o.util_lo >= o.util_hi) {
 		fprintf(stderr, "ads: --util-lo %g --util-hi %g: want util-lo < util-hi\n", o.util_lo,
 			o.util_hi);
@@ -488,52 +421,33 @@ int main(int argc, char **argv)
 	if (plan_pools(&o))
 		return 2;
 	/* attach, exit and restarts are worth an operator's eye */
-	scxpol_log_set(NULL, verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
+	scxpol_log_set(NULL, cli.verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
 	o.st = calloc(1, sizeof(*o.st));
 	if (!o.st) {
 		fprintf(stderr, "ads: out of memory\n");
 		return 1;
 	}
+	if (o.sizer)
+		printf("ads: lc utilisation %g..%g, hold %u x %u ms; ", o.util_lo, o.util_hi, o.hold,
+		       o.interval_ms);
+	else
+		printf("ads: fixed pools; ");
+	printf("slices lc %llu us, bg %llu us, important %llu us\n", o.lc_slice_us, o.bg_slice_us,
+	       o.important_slice_us);
+	fflush(stdout);
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(ads_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o,
-		    .pin_mode = gid >= 0 ? 0660 : 0, .pin_gid = gid);
+		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
+	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = o.interval_ms, .periodic = periodic,
+		    .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	r = s ? scxpol_sched_load(s) : -errno;
-	if (!r && vstats)
-		r = scxpol_sched_print_prog_stats(s, stdout);
-	if (!r && !load_only) {
-		SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
-		SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = sock, .stats = &so,
-			    .mode = gid >= 0 ? 0660 : 0, .gid = gid);
-		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = o.interval_ms, .periodic = periodic,
-			    .ctx = &o);
-
-		srv = scxpol_stats_server_start(s, &vo);
-		r = srv ? scxpol_sched_attach(s) : -errno;
-		if (!r) {
-			if (o.sizer)
-				printf("ads: attached; lc utilisation %g..%g, hold %u x %u ms; ",
-				       o.util_lo, o.util_hi, o.hold, o.interval_ms);
-			else
-				printf("ads: attached; fixed pools; ");
-			printf("slices lc %llu us, bg %llu us, important %llu us; stats on %s\n",
-			       o.lc_slice_us, o.bg_slice_us, o.important_slice_us,
-			       scxpol_stats_server_path(srv));
-			fflush(stdout);
-			r = scxpol_sched_run(s, &ro);
-			printf("ads: restarts %u\n", scxpol_sched_restarts(s));
-			scxpol_sched_print_exit(s, stdout);
-		}
-		scxpol_stats_server_stop(srv);
-	}
-	/* a failed re-plan has printed its message (naming the option) already */
-	if (r && !o.plan_failed)
-		fprintf(stderr, "ads: %s\n", scxpol_last_error());
+	/* a failed re-plan after a hotplug has printed its message before this one */
+	r = scxpol_cli_run(s, &cli, &ro);
 	scxpol_sched_close(s);
 	scxpol_pool_autosize_free(o.sizer);
 	scxpol_pool_plan_free(o.plan);
 	scxpol_topo_free(o.topo);
 	free(o.st);
-	return r ? 1 : 0;
+	return r;
 }

@@ -5,12 +5,12 @@
  * and report latency, worker duration, cost and core reuse.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/pool.h>
 #include <scxpol/topology.h>
 
@@ -27,84 +27,54 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void usage(FILE *f)
+static void usage(const struct scxpol_cli *c, FILE *f)
 {
 	fprintf(f,
 		"usage: faas-replay --trace FILE [options]\n"
 		"Trace:\n"
-		"  --trace FILE          simple CSV (function,arrival_ms,duration_ms[,kind]) or,\n"
-		"                        with --format azure, invocations_per_function_md.anon.dNN.csv\n"
-		"  --format simple|azure trace format (default simple)\n"
-		"  --durations FILE      azure: function_durations_percentiles.anon.dNN.csv\n"
-		"  --minutes A[-B]       azure: minute range to replay (default: all)\n"
-		"  --minute-ms N         azure: a trace minute lasts N ms (default 60000)\n"
-		"  --max-functions N     azure: the first N functions with invocations\n"
-		"  --duration-scale X    multiply durations by X (default 1)\n"
-		"  --skip-missing        azure: skip and count functions without durations\n"
-		"                        (default: such a function is an error)\n"
-		"  --kind-mix C,I,P,M    azure: percent of functions per kind cpu,io,poll,mt\n"
-		"                        (default 55,25,10,10)\n"
-		"  --seed N              azure: expansion seed (default 1)\n"
+		"  --trace FILE         simple CSV (function,arrival_ms,duration_ms[,kind]) or,\n"
+		"                       with --format azure, invocations_per_function_md.anon.dNN.csv\n"
+		"  --format F           trace format: simple (default) or azure\n"
+		"  --durations FILE     azure: function_durations_percentiles.anon.dNN.csv\n"
+		"  --minutes A[-B]      azure: minute range to replay (default: all)\n"
+		"  --minute-ms N        azure: a trace minute lasts N ms (default 60000)\n"
+		"  --max-functions N    azure: the first N functions with invocations\n"
+		"  --duration-scale X   multiply durations by X (default 1)\n"
+		"  --skip-missing       azure: skip and count functions without durations\n"
+		"                       (default: such a function is an error)\n"
+		"  --kind-mix C,I,P,M   azure: percent of functions per kind cpu,io,poll,mt\n"
+		"                       (default 55,25,10,10)\n"
+		"  --seed N             azure: expansion seed (default 1)\n"
 		"Domains (IAT consistent hashing):\n"
-		"  --domains N           N exclusive domains over the online CPUs (default 1)\n"
+		"  --domains N          N exclusive domains over the online CPUs (default 1)\n"
 		"  --plan \"d0=0-1 d1=2-3\" the domains as a pool plan instead\n"
-		"  --capacity N          concurrent invocations per domain (default: its CPUs)\n"
-		"  --bucket-ms X         IAT bucket size (default 100)\n"
-		"  --iat-alpha X         EWMA weight of the newest IAT, (0,1] (default 0.5;\n"
-		"                        1 = the last IAT)\n"
-		"  --home-scan           scan all domains from the bucket's home domain\n"
-		"                        (default: from domain 0, as the paper)\n"
+		"  --capacity N         concurrent invocations per domain (default: its CPUs)\n"
+		"  --bucket-ms X        IAT bucket size (default 100)\n"
+		"  --iat-alpha X        EWMA weight of the newest IAT, (0,1] (default 0.5;\n"
+		"                       1 = the last IAT)\n"
+		"  --home-scan          scan all domains from the bucket's home domain\n"
+		"                       (default: from domain 0, as the paper)\n"
 		"Replay:\n"
-		"  --time-scale X        multiply arrival times by X (default 1)\n"
-		"  --cgroup-root DIR     run invocation I in cgroup DIR/inv-I (cgroup v2;\n"
-		"                        created and removed)\n"
+		"  --time-scale X       multiply arrival times by X (default 1)\n"
+		"  --cgroup-root DIR    run invocation I in cgroup DIR/inv-I (cgroup v2;\n"
+		"                       created and removed)\n"
 		"  --sink none|pinned[:POLICY]  where assignments go: nowhere (EEVDF runs),\n"
-		"                        or cgroup hints of loaded POLICY (default faas)\n"
-		"  --pin-root DIR        pinned: the policy's pin directory\n"
-		"  --mt-threads N        threads of an mt body, 2..4 (default 2)\n"
-		"  --io-sleep-ratio N    io bodies sleep N ms per ms of work (default 2)\n"
-		"  --out FILE            per-invocation results (CSV)\n"
-		"  --iters-per-us X      the bodies' work loop speed (default: calibrate at\n"
-		"                        start); to give runs under different schedulers\n"
-		"                        the same work, calibrate once with --calibrate\n"
-		"  --calibrate           print iters_per_us=X and exit\n"
-		"  -v                    the library's log messages too\n"
-		"  -h, --help            this text\n"
+		"                       or cgroup hints of loaded POLICY (default faas)\n"
+		"  --pin-root DIR       pinned: the policy's pin directory\n"
+		"  --mt-threads N       threads of an mt body, 2..4 (default 2)\n"
+		"  --io-sleep-ratio N   io bodies sleep N ms per ms of work (default 2)\n"
+		"  --out FILE           per-invocation results (CSV)\n"
+		"  --iters-per-us X     the bodies' work loop speed (default: calibrate at\n"
+		"                       start); to give runs under different schedulers\n"
+		"                       the same work, calibrate once with --calibrate\n"
+		"  --calibrate          print iters_per_us=X and exit\n");
+	scxpol_cli_usage(c, f);
+	fprintf(f,
 		"Prints a summary table and one JSON line. Exit status: 0 when every\n"
 		"invocation completed, 1 on any failure, 2 for bad usage.\n"
 		"Under load, run it in the real-time class (chrt -f 1 faas-replay ...) so\n"
 		"that releases never wait behind invocations; the bodies it forks switch\n"
 		"back to SCHED_OTHER before they wait for their release.\n");
-}
-
-/* Whole number option value in [lo, hi]. */
-static int opt_uint(const char *opt, const char *s, unsigned long long lo,
-		    unsigned long long hi, unsigned long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *v < lo || *v > hi) {
-		fprintf(stderr, "faas-replay: %s '%s': want a whole number in %llu..%llu\n", opt, s,
-			lo, hi);
-		return -1;
-	}
-	return 0;
-}
-
-/* Number option value in (lo, hi]. */
-static int opt_double(const char *opt, const char *s, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !(*v > lo && *v <= hi)) {
-		fprintf(stderr, "faas-replay: %s '%s': want a number in (%g, %g]\n", opt, s, lo, hi);
-		return -1;
-	}
-	return 0;
 }
 
 static int opt_minutes(const char *s, struct faas_azure_opts *a)
@@ -207,6 +177,145 @@ enum {
 	O_OUT, O_ITERS, O_CALIBRATE,
 };
 
+/* The command line's values. */
+struct args {
+	struct faas_azure_opts az;
+	struct faas_replay_opts ro;
+	const char *trace_path, *durations, *plan_text, *out_path, *sink_arg, *pin_root;
+	unsigned long long nr_domains, capacity;
+	bool azure, seed_set, calibrate_only;
+};
+
+/* The options of the trace (the first part of the usage). */
+static int trace_option(struct scxpol_cli *c, struct args *a, int opt, const char *arg)
+{
+	unsigned long long v;
+
+	switch (opt) {
+	case O_TRACE:
+		a->trace_path = arg;
+		break;
+	case O_FORMAT:
+		if (strcmp(arg, "simple") && strcmp(arg, "azure")) {
+			fprintf(stderr, "faas-replay: --format '%s': want simple or azure\n", arg);
+			return 2;
+		}
+		a->azure = !strcmp(arg, "azure");
+		break;
+	case O_DURATIONS:
+		a->durations = arg;
+		break;
+	case O_MINUTES:
+		if (opt_minutes(arg, &a->az))
+			return 2;
+		break;
+	case O_MINUTE_MS:
+		if (scxpol_cli_parse_uint("--minute-ms", arg, 1, 3600000, &v))
+			return scxpol_cli_usage_error(c);
+		a->az.minute_us = v * 1000;
+		break;
+	case O_MAX_FUNCS:
+		if (scxpol_cli_parse_uint("--max-functions", arg, 1, UINT32_MAX, &v))
+			return scxpol_cli_usage_error(c);
+		a->az.max_funcs = (uint32_t)v;
+		break;
+	case O_DUR_SCALE:
+		if (scxpol_cli_parse_double("--duration-scale", arg, 0, 1e6, &a->az.duration_scale))
+			return scxpol_cli_usage_error(c);
+		break;
+	case O_SKIP_MISSING:
+		a->az.skip_missing = true;
+		break;
+	case O_KIND_MIX:
+		if (opt_kind_mix(arg, &a->az))
+			return 2;
+		break;
+	case O_SEED:
+		if (scxpol_cli_parse_uint("--seed", arg, 0, UINT64_MAX, &v))
+			return scxpol_cli_usage_error(c);
+		a->az.seed = v;
+		a->seed_set = true;
+		break;
+	}
+	return SCXPOL_CLI_CONTINUE;
+}
+
+/* The options of the domains and of the replay. */
+static int option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	struct args *a = c->ctx;
+	unsigned long long v;
+	double x;
+
+	switch (opt) {
+	case O_DOMAINS:
+		if (scxpol_cli_parse_uint("--domains", arg, 1, FAAS_IAT_MAX_DOMAINS,
+					  &a->nr_domains))
+			return scxpol_cli_usage_error(c);
+		break;
+	case O_PLAN:
+		a->plan_text = arg;
+		break;
+	case O_CAPACITY:
+		if (scxpol_cli_parse_uint("--capacity", arg, 1, 1000000, &a->capacity))
+			return scxpol_cli_usage_error(c);
+		break;
+	case O_BUCKET:
+		if (scxpol_cli_parse_double("--bucket-ms", arg, 0, 86400000, &x))
+			return scxpol_cli_usage_error(c);
+		a->ro.bucket_us = (uint64_t)(x * 1000 + 0.5);
+		if (!a->ro.bucket_us) {
+			fprintf(stderr, "faas-replay: --bucket-ms '%s': want at least 0.001\n", arg);
+			return 2;
+		}
+		break;
+	case O_ALPHA:
+		if (scxpol_cli_parse_double("--iat-alpha", arg, 0, 1, &a->ro.iat_alpha))
+			return scxpol_cli_usage_error(c);
+		break;
+	case O_HOME_SCAN:
+		a->ro.home_scan = true;
+		break;
+	case O_TIME_SCALE:
+		if (scxpol_cli_parse_double("--time-scale", arg, 0, 1e6, &a->ro.time_scale))
+			return scxpol_cli_usage_error(c);
+		break;
+	case O_CGROUP_ROOT:
+		a->ro.cgroup_root = arg;
+		break;
+	case O_SINK:
+		a->sink_arg = arg;
+		break;
+	case O_PIN_ROOT:
+		a->pin_root = arg;
+		break;
+	case O_MT_THREADS:
+		if (scxpol_cli_parse_uint("--mt-threads", arg, 2, 4, &v))
+			return scxpol_cli_usage_error(c);
+		a->ro.body.mt_threads = (unsigned int)v;
+		break;
+	case O_IO_RATIO:
+		if (scxpol_cli_parse_uint("--io-sleep-ratio", arg, 1, 100, &v))
+			return scxpol_cli_usage_error(c);
+		a->ro.body.io_sleep_ratio = (unsigned int)v;
+		break;
+	case O_OUT:
+		a->out_path = arg;
+		break;
+	case O_ITERS:
+		if (scxpol_cli_parse_double("--iters-per-us", arg, 0, 1e9,
+					    &a->ro.body.iters_per_us))
+			return scxpol_cli_usage_error(c);
+		break;
+	case O_CALIBRATE:
+		a->calibrate_only = true;
+		break;
+	default:
+		return trace_option(c, a, opt, arg);
+	}
+	return SCXPOL_CLI_CONTINUE;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -235,19 +344,22 @@ int main(int argc, char **argv)
 		{ "out", required_argument, NULL, O_OUT },
 		{ "iters-per-us", required_argument, NULL, O_ITERS },
 		{ "calibrate", no_argument, NULL, O_CALIBRATE },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct faas_azure_opts az = { .seed = 1 };
-	struct faas_replay_opts ro = {
-		.bucket_us = 100000,
-		.iat_alpha = 0.5,
-		.body = { .mt_threads = 2, .io_sleep_ratio = 2 },
-		.stop = &stop,
+	struct args a = {
+		.az = { .seed = 1 },
+		.ro = {
+			.bucket_us = 100000,
+			.iat_alpha = 0.5,
+			.body = { .mt_threads = 2, .io_sleep_ratio = 2 },
+			.stop = &stop,
+		},
+		.sink_arg = "none",
+		.nr_domains = 1,
 	};
-	const char *trace_path = NULL, *durations = NULL, *plan_text = NULL, *out_path = NULL;
-	const char *sink_arg = "none", *pin_root = NULL;
-	unsigned long long v, nr_domains = 1, capacity = 0;
+	/* a replay loads no policy: of the common options, -v and -h */
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "faas-replay", .usage = usage, .options = longopts,
+		    .option = option, .ctx = &a);
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct faas_sink *sink = NULL;
 	struct faas_replay *res = NULL;
@@ -255,134 +367,15 @@ int main(int argc, char **argv)
 	struct domains dom = { 0 };
 	struct faas_summary sum;
 	char err[FAAS_ERR_LEN];
-	bool azure = false, seed_set = false, calibrate_only = false;
 	double x;
-	int c, r, ret = 1;
+	int r, ret = 1;
 
 	/* failures come back in scxpol_last_error(), printed below: no log twice */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_TRACE:
-			trace_path = optarg;
-			break;
-		case O_FORMAT:
-			if (strcmp(optarg, "simple") && strcmp(optarg, "azure")) {
-				fprintf(stderr, "faas-replay: --format '%s': want simple or azure\n", optarg);
-				return 2;
-			}
-			azure = !strcmp(optarg, "azure");
-			break;
-		case O_DURATIONS:
-			durations = optarg;
-			break;
-		case O_MINUTES:
-			if (opt_minutes(optarg, &az))
-				return 2;
-			break;
-		case O_MINUTE_MS:
-			if (opt_uint("--minute-ms", optarg, 1, 3600000, &v))
-				return 2;
-			az.minute_us = v * 1000;
-			break;
-		case O_MAX_FUNCS:
-			if (opt_uint("--max-functions", optarg, 1, UINT32_MAX, &v))
-				return 2;
-			az.max_funcs = (uint32_t)v;
-			break;
-		case O_DUR_SCALE:
-			if (opt_double("--duration-scale", optarg, 0, 1e6, &az.duration_scale))
-				return 2;
-			break;
-		case O_SKIP_MISSING:
-			az.skip_missing = true;
-			break;
-		case O_KIND_MIX:
-			if (opt_kind_mix(optarg, &az))
-				return 2;
-			break;
-		case O_SEED:
-			if (opt_uint("--seed", optarg, 0, UINT64_MAX, &v))
-				return 2;
-			az.seed = v;
-			seed_set = true;
-			break;
-		case O_DOMAINS:
-			if (opt_uint("--domains", optarg, 1, FAAS_IAT_MAX_DOMAINS, &nr_domains))
-				return 2;
-			break;
-		case O_PLAN:
-			plan_text = optarg;
-			break;
-		case O_CAPACITY:
-			if (opt_uint("--capacity", optarg, 1, 1000000, &capacity))
-				return 2;
-			break;
-		case O_BUCKET:
-			if (opt_double("--bucket-ms", optarg, 0, 86400000, &x))
-				return 2;
-			ro.bucket_us = (uint64_t)(x * 1000 + 0.5);
-			if (!ro.bucket_us) {
-				fprintf(stderr, "faas-replay: --bucket-ms '%s': want at least 0.001\n", optarg);
-				return 2;
-			}
-			break;
-		case O_ALPHA:
-			if (opt_double("--iat-alpha", optarg, 0, 1, &ro.iat_alpha))
-				return 2;
-			break;
-		case O_HOME_SCAN:
-			ro.home_scan = true;
-			break;
-		case O_TIME_SCALE:
-			if (opt_double("--time-scale", optarg, 0, 1e6, &ro.time_scale))
-				return 2;
-			break;
-		case O_CGROUP_ROOT:
-			ro.cgroup_root = optarg;
-			break;
-		case O_SINK:
-			sink_arg = optarg;
-			break;
-		case O_PIN_ROOT:
-			pin_root = optarg;
-			break;
-		case O_MT_THREADS:
-			if (opt_uint("--mt-threads", optarg, 2, 4, &v))
-				return 2;
-			ro.body.mt_threads = (unsigned int)v;
-			break;
-		case O_IO_RATIO:
-			if (opt_uint("--io-sleep-ratio", optarg, 1, 100, &v))
-				return 2;
-			ro.body.io_sleep_ratio = (unsigned int)v;
-			break;
-		case O_OUT:
-			out_path = optarg;
-			break;
-		case O_ITERS:
-			if (opt_double("--iters-per-us", optarg, 0, 1e9, &ro.body.iters_per_us))
-				return 2;
-			break;
-		case O_CALIBRATE:
-			calibrate_only = true;
-			break;
-		case 'v':
-			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "faas-replay: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return 2;
-	}
-	if (calibrate_only) {
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
+	if (a.calibrate_only) {
 		if (faas_calibrate(&x, err, sizeof(err))) {
 			fprintf(stderr, "faas-replay: %s\n", err);
 			return 1;
@@ -390,91 +383,95 @@ int main(int argc, char **argv)
 		printf("iters_per_us=%.3f\n", x);
 		return 0;
 	}
-	if (!trace_path) {
+	if (!a.trace_path) {
 		fprintf(stderr, "faas-replay: --trace FILE is required (see --help)\n");
 		return 2;
 	}
-	if (azure != !!durations) {
-		fprintf(stderr, "faas-replay: %s\n", azure ? "--format azure needs --durations FILE"
+	if (a.azure != !!a.durations) {
+		fprintf(stderr, "faas-replay: %s\n", a.azure ? "--format azure needs --durations FILE"
 							  : "--durations is for --format azure");
 		return 2;
 	}
-	if (!azure && (az.first_minute || az.minute_us || az.max_funcs || az.skip_missing ||
-		       seed_set || az.kind_mix[0] + az.kind_mix[1] + az.kind_mix[2] +
-		       az.kind_mix[3])) {
+	if (!a.azure && (a.az.first_minute || a.az.minute_us || a.az.max_funcs ||
+			 a.az.skip_missing || a.seed_set || a.az.kind_mix[0] + a.az.kind_mix[1] +
+			 a.az.kind_mix[2] + a.az.kind_mix[3])) {
 		fprintf(stderr, "faas-replay: --minutes, --minute-ms, --max-functions, --skip-missing, "
 				"--kind-mix and --seed are for --format azure\n");
 		return 2;
 	}
-	if (plan_text && nr_domains != 1) {
+	if (a.plan_text && a.nr_domains != 1) {
 		fprintf(stderr, "faas-replay: give --domains or --plan, not both\n");
 		return 2;
 	}
-	if (strcmp(sink_arg, "none") && strcmp(sink_arg, "pinned") && strncmp(sink_arg, "pinned:", 7)) {
-		fprintf(stderr, "faas-replay: --sink '%s': want none, pinned or pinned:POLICY\n", sink_arg);
+	if (strcmp(a.sink_arg, "none") && strcmp(a.sink_arg, "pinned") &&
+	    strncmp(a.sink_arg, "pinned:", 7)) {
+		fprintf(stderr, "faas-replay: --sink '%s': want none, pinned or pinned:POLICY\n",
+			a.sink_arg);
 		return 2;
 	}
-	if (strcmp(sink_arg, "none") && !ro.cgroup_root) {
+	if (strcmp(a.sink_arg, "none") && !a.ro.cgroup_root) {
 		fprintf(stderr, "faas-replay: --sink %s needs --cgroup-root: domains are assigned "
-				"per cgroup\n", sink_arg);
+				"per cgroup\n", a.sink_arg);
 		return 2;
 	}
 
-	if (make_domains((unsigned int)nr_domains, plan_text, capacity, &dom))
+	if (make_domains((unsigned int)a.nr_domains, a.plan_text, a.capacity, &dom))
 		goto out;
-	if (azure)
-		r = faas_trace_load_azure(trace_path, durations, &az, &trace, err, sizeof(err));
+	if (a.azure)
+		r = faas_trace_load_azure(a.trace_path, a.durations, &a.az, &trace, err,
+					  sizeof(err));
 	else
-		r = faas_trace_load_simple(trace_path, &trace, err, sizeof(err));
+		r = faas_trace_load_simple(a.trace_path, &trace, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "faas-replay: %s\n", err);
 		goto out;
 	}
-	if (!azure && az.duration_scale)
-		faas_trace_scale_durations(trace, az.duration_scale);
+	if (!a.azure && a.az.duration_scale)
+		faas_trace_scale_durations(trace, a.az.duration_scale);
 	if (trace->skipped_funcs)
 		fprintf(stderr, "faas-replay: warning: skipped %llu functions (%llu invocations) "
 				"missing from %s\n", (unsigned long long)trace->skipped_funcs,
-			(unsigned long long)trace->skipped_inv, durations);
-	if (strcmp(sink_arg, "none")) {
-		sink = faas_sink_hint_open(sink_arg[6] ? sink_arg + 7 : "faas", pin_root, err,
+			(unsigned long long)trace->skipped_inv, a.durations);
+	if (strcmp(a.sink_arg, "none")) {
+		sink = faas_sink_hint_open(a.sink_arg[6] ? a.sink_arg + 7 : "faas", a.pin_root, err,
 					   sizeof(err));
 		if (!sink) {
 			fprintf(stderr, "faas-replay: %s\n", err);
 			goto out;
 		}
 	}
-	r = ro.body.iters_per_us > 0 ? 0 : faas_calibrate(&ro.body.iters_per_us, err, sizeof(err));
+	r = a.ro.body.iters_per_us > 0 ? 0
+				       : faas_calibrate(&a.ro.body.iters_per_us, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "faas-replay: %s\n", err);
 		goto out;
 	}
 	printf("faas-replay: %llu invocations of %u functions; domains %s; calibration %.1f "
 	       "iterations/us\n", (unsigned long long)trace->nr_inv, trace->nr_funcs, dom.desc,
-	       ro.body.iters_per_us);
+	       a.ro.body.iters_per_us);
 	fflush(stdout);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ro.trace = trace;
-	ro.nr_domains = dom.n;
-	ro.capacity = dom.capacity;
-	ro.sink = sink;
-	r = faas_replay_run(&ro, &res, err, sizeof(err));
+	a.ro.trace = trace;
+	a.ro.nr_domains = dom.n;
+	a.ro.capacity = dom.capacity;
+	a.ro.sink = sink;
+	r = faas_replay_run(&a.ro, &res, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "faas-replay: %s\n", err);
 		goto out;
 	}
-	if (out_path) {
-		FILE *f = fopen(out_path, "we");
+	if (a.out_path) {
+		FILE *f = fopen(a.out_path, "we");
 
 		if (!f) {
-			fprintf(stderr, "faas-replay: %s: %s\n", out_path, strerror(errno));
+			fprintf(stderr, "faas-replay: %s: %s\n", a.out_path, strerror(errno));
 			goto out;
 		}
 		r = faas_replay_write_csv(res, f);
 		if (fclose(f) || r) {
-			fprintf(stderr, "faas-replay: %s: write error\n", out_path);
+			fprintf(stderr, "faas-replay: %s: write error\n", a.out_path);
 			goto out;
 		}
 	}

@@ -8,12 +8,9 @@
  * and the configure hook plans the domains again over the new topology.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <grp.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/hint.h>
 #include <scxpol/pool.h>
 #include <scxpol/skel.h>
@@ -38,7 +35,6 @@ struct opts {
 	struct scxpol_topo *topo;
 	struct scxpol_pool_plan *plan;
 	unsigned int nr_configure;
-	bool replan_failed;	/* plan_domains() printed why */
 };
 
 /*
@@ -86,10 +82,8 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	/* main() planned the first load; a restart follows a CPU hotplug */
 	if (o->nr_configure++) {
 		r = plan_domains(o);
-		if (r) {
-			o->replan_failed = true;
+		if (r)
 			return r;
-		}
 	}
 	f->rodata->slice_ns = o->slice_us * 1000;
 	f->rodata->reset_every = o->reset_every;
@@ -117,44 +111,7 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *arg, unsigned long long lo,
-		      unsigned long long hi, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(arg, &end, 10);
-	if (errno || *end || end == arg || *arg == '-' || *out < lo || *out > hi) {
-		fprintf(stderr, "faas: %s '%s': want a whole number in %llu..%llu\n", opt, arg, lo,
-			hi);
-		return -1;
-	}
-	return 0;
-}
-
-/* --pin-group: a group name or number. */
-static int parse_group(const char *arg, int *gid)
-{
-	unsigned long long v;
-	struct group *g;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!errno && !*end && end != arg && *arg != '-' && v < (1ULL << 31)) {
-		*gid = (int)v;
-		return 0;
-	}
-	g = getgrnam(arg);
-	if (!g) {
-		fprintf(stderr, "faas: --pin-group '%s': no such group\n", arg);
-		return -1;
-	}
-	*gid = (int)g->gr_gid;
-	return 0;
-}
-
-static void usage(FILE *f)
+static void usage(const struct scxpol_cli *c, FILE *f)
 {
 	fprintf(f,
 		"usage: faas [options]\n"
@@ -166,16 +123,41 @@ static void usage(FILE *f)
 		"                       without sleeping one slice later (behind workers)\n"
 		"  --reset-every N      Algorithm 1: reset a task's vtime to its domain's clock\n"
 		"                       every N enqueues (default 8; 0: never)\n"
-		"  --slice-us N         time slice in microseconds (default 5000)\n"
-		"  --pin-group G        group (name or number) that may write the hint maps\n"
-		"                       and read the stats socket (mode 0660)\n"
-		"  --stats-socket PATH  stats socket (default /run/scxpol/faas.sock)\n"
-		"  --load-only          load through the verifier, then exit\n"
-		"  --verifier-stats     print each program's verified instructions\n"
-		"  -v                   verbose (library and libbpf messages)\n"
-		"The control plane assigns a cgroup to domain D by setting its pool hint to D\n"
-		"(faas-replay --sink pinned); tasks of other cgroups use the shared queue.\n",
+		"  --slice-us N         time slice in microseconds (default 5000)\n",
 		FAAS_BUSY_POLL_AFTER);
+	scxpol_cli_usage(c, f);
+	fprintf(f, "The control plane assigns a cgroup to domain D by setting its pool hint to D\n"
+		   "(faas-replay --sink pinned); tasks of other cgroups use the shared queue.\n");
+}
+
+static int option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	struct opts *o = c->ctx;
+	unsigned long long v;
+
+	switch (opt) {
+	case 'd':
+		if (scxpol_cli_parse_uint("--domains", arg, 1, FAAS_MAX_DOMAINS, &v))
+			return scxpol_cli_usage_error(c);
+		o->nr_domains = (unsigned int)v;
+		break;
+	case 'S':
+		o->flags |= SCXPOL_POOL_STEAL;
+		break;
+	case 'b':
+		o->busy_poll = true;
+		break;
+	case 'r':
+		if (scxpol_cli_parse_uint("--reset-every", arg, 0, 1000000, &v))
+			return scxpol_cli_usage_error(c);
+		o->reset_every = (unsigned int)v;
+		break;
+	case 's':
+		if (scxpol_cli_parse_uint("--slice-us", arg, 1, 1000000, &o->slice_us))
+			return scxpol_cli_usage_error(c);
+		break;
+	}
+	return SCXPOL_CLI_CONTINUE;
 }
 
 int main(int argc, char **argv)
@@ -186,106 +168,34 @@ int main(int argc, char **argv)
 		{ "busy-poll", no_argument, NULL, 'b' },
 		{ "reset-every", required_argument, NULL, 'r' },
 		{ "slice-us", required_argument, NULL, 's' },
-		{ "pin-group", required_argument, NULL, 'g' },
-		{ "stats-socket", required_argument, NULL, 'k' },
-		{ "load-only", no_argument, NULL, 'L' },
-		{ "verifier-stats", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct opts o = { .slice_us = 5000, .reset_every = 8 };
-	bool load_only = false, vstats = false;
-	struct scxpol_stats_server *srv = NULL;
-	const char *sock = NULL;
-	struct scxpol_sched *s = NULL;
-	unsigned long long v;
-	int c, r, gid = -1;
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "faas", .usage = usage,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
+		    .options = longopts, .option = option, .ctx = &o);
+	struct scxpol_sched *s;
+	int r;
 
 	/* attach, exit and restarts are worth an operator's eye */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (parse_uint("--domains", optarg, 1, FAAS_MAX_DOMAINS, &v))
-				return 2;
-			o.nr_domains = (unsigned int)v;
-			break;
-		case 'S':
-			o.flags |= SCXPOL_POOL_STEAL;
-			break;
-		case 'b':
-			o.busy_poll = true;
-			break;
-		case 'r':
-			if (parse_uint("--reset-every", optarg, 0, 1000000, &v))
-				return 2;
-			o.reset_every = (unsigned int)v;
-			break;
-		case 's':
-			if (parse_uint("--slice-us", optarg, 1, 1000000, &o.slice_us))
-				return 2;
-			break;
-		case 'g':
-			if (parse_group(optarg, &gid))
-				return 2;
-			break;
-		case 'k':
-			sock = optarg;
-			break;
-		case 'L':
-			load_only = true;
-			break;
-		case 'V':
-			vstats = true;
-			break;
-		case 'v':
-			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "faas: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return 2;
-	}
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
 	if (plan_domains(&o))
 		return 2;
+	printf("faas: stealing %s, busy-poll %s, vtime reset every %u enqueues, slice %llu us\n",
+	       o.flags & SCXPOL_POOL_STEAL ? "on" : "off", o.busy_poll ? "on" : "off",
+	       o.reset_every, o.slice_us);
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(faas_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o,
-		    .pin_mode = gid >= 0 ? 0660 : 0, .pin_gid = gid);
+		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
 	s = scxpol_sched_open(&sopts);
-	r = s ? scxpol_sched_load(s) : -errno;
-	if (!r && vstats)
-		r = scxpol_sched_print_prog_stats(s, stdout);
-	if (!r && !load_only) {
-		SCXPOL_OPTS(scxpol_stats_server_opts, so, .path = sock,
-			    .mode = gid >= 0 ? 0660 : 0, .gid = gid);
-
-		srv = scxpol_stats_server_start(s, &so);
-		r = srv ? scxpol_sched_attach(s) : -errno;
-		if (!r) {
-			printf("faas: attached; stealing %s, busy-poll %s, vtime reset every %u "
-			       "enqueues, slice %llu us; stats on %s\n",
-			       o.flags & SCXPOL_POOL_STEAL ? "on" : "off", o.busy_poll ? "on" : "off",
-			       o.reset_every, o.slice_us, scxpol_stats_server_path(srv));
-			fflush(stdout);
-			r = scxpol_sched_run(s, NULL);
-			printf("faas: restarts %u\n", scxpol_sched_restarts(s));
-			scxpol_sched_print_exit(s, stdout);
-		}
-		scxpol_stats_server_stop(srv);
-	}
-	/* a failed re-plan has printed its message (naming the option) already */
-	if (r && !o.replan_failed)
-		fprintf(stderr, "faas: %s\n", scxpol_last_error());
+	/* a failed re-plan after a hotplug prints its message, naming --domains, first */
+	r = scxpol_cli_run(s, &cli, NULL);
 	scxpol_sched_close(s);
 	scxpol_pool_plan_free(o.plan);
 	scxpol_topo_free(o.topo);
-	return r ? 1 : 0;
+	return r;
 }

@@ -20,6 +20,13 @@
 #define PREPARE_MAX 64		   /* ... but no more than this many at once */
 #define ASLEEP_RETRY_NS 1000000ULL /* a body not asleep yet: look again this soon */
 #define ASLEEP_MAX_NS 20000000000ULL /* ... failing this long after its arrival */
+/*
+ * Bodies that reported are reaped as they exit; all others are looked at
+ * this often, to catch one that died without a report. Not every body at
+ * every turn: waitpid() walks the list of children, and hundreds in
+ * flight (an over-utilised trace) would make that the replay's bottleneck.
+ */
+#define REAP_SCAN_NS 100000000ULL
 
 struct inv_state {
 	pid_t pid;
@@ -45,6 +52,7 @@ struct run {
 	uint64_t *pend;	     /* arrived, waiting for their bodies to fall asleep */
 	size_t nr_pend;
 	uint64_t t0;
+	uint64_t next_scan;  /* next reap() that looks at every body */
 	int rep_fd[2];
 	char *err;
 	size_t errlen;
@@ -288,7 +296,7 @@ static int on_report(struct run *R, const struct faas_body_report *rep)
 	if (r)
 		return fail(R, -r, "%s", faas_iat_error(R->iat));
 	st->granted = false;
-	return unhint(R, rep->id);
+	return 0;
 }
 
 static int drain_reports(struct run *R)
@@ -328,19 +336,25 @@ static void describe_status(int status, char *buf, size_t len)
 		snprintf(buf, len, "wait status %#x", status);
 }
 
-/* Reap exited bodies, then finish those that are both reported and reaped. */
-static int reap(struct run *R)
+/*
+ * Reap exited bodies (those that reported; every REAP_SCAN_NS all), then
+ * finish those that are both reported and reaped: drop the hint, count it.
+ */
+static int reap(struct run *R, uint64_t now)
 {
+	bool scan = now >= R->next_scan;
 	char how[64];
 	size_t i;
 	pid_t pid;
 	int status, r;
 
+	if (scan)
+		R->next_scan = now + REAP_SCAN_NS;
 	/* per pid, not waitpid(-1): the caller may have children of its own */
 	for (i = 0; i < R->nr_flight; i++) {
 		struct inv_state *st = &R->st[R->flight[i]];
 
-		if (st->exited)
+		if (st->exited || (!st->reported && !scan))
 			continue;
 		pid = waitpid(st->pid, &status, WNOHANG);
 		if (pid < 0 && errno != EINTR)
@@ -369,6 +383,10 @@ static int reap(struct run *R)
 				    st->reported ? "did not exit cleanly" : "ended without a report",
 				    how);
 		}
+		/* its tasks are gone: until now the exit itself ran in its domain */
+		r = unhint(R, id);
+		if (r)
+			return r;
 		if (st->cgroup)
 			R->rm[R->nr_rm++] = id; /* removed when the replay has time */
 		R->r->res[id].done = true;
@@ -574,7 +592,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		if (!r)
 			r = release_pending(&R, now);
 		if (!r)
-			r = reap(&R);
+			r = reap(&R, now);
 		if (!r && background(&R, now, &r))
 			wake = now; /* there may be more: look again at once */
 		if (r)

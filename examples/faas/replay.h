@@ -19,10 +19,10 @@
  *      invocation on the shared queue has no hint, which is what sends its
  *      tasks to the shared queue.
  *   4. the body is released and runs (released - arrival shows the wait).
- * On completion (its report read): the domain is released and
- * sink->clear(cgroup id) called if assign was; once its process is reaped
- * it counts as completed, and its cgroup is removed when the replay has
- * nothing more urgent to do (arrivals come first). Any failure (a body that crashed or failed, a sink error, a
+ * On completion (its report read) the domain is released; once its process
+ * is reaped (so its exit, too, ran in its domain) sink->clear(cgroup id) is
+ * called if assign was, it counts as completed, and its cgroup is removed
+ * when the replay has nothing more urgent to do (arrivals come first). Any failure (a body that crashed or failed, a sink error, a
  * cgroup that cannot be created) stops the replay: remaining bodies are
  * killed, their cgroups removed, and faas_replay_run() fails. A replay that
  * returns 0 completed every invocation.

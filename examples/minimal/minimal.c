@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* minimal: load the minimal policy and run it until SIGINT/SIGTERM or exit. */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/skel.h>
 
 #include "minimal.bpf.skel.h"
@@ -26,81 +23,41 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	return 0;
 }
 
-static void usage(FILE *f)
+static void usage(const struct scxpol_cli *c, FILE *f)
 {
-	fprintf(f, "usage: minimal [-s SLICE_US] [-v] [--verifier-stats] [--load-only]\n"
-		   "  -s SLICE_US        time slice in microseconds (default 5000)\n"
-		   "  -v                 verbose (library and libbpf messages)\n"
-		   "  --verifier-stats   print each program's verified instructions\n"
-		   "  --load-only        load through the verifier, then exit\n");
+	fprintf(f, "usage: minimal [-s SLICE_US] [options]\n"
+		   "  -s SLICE_US          time slice in microseconds (default 5000)\n");
+	scxpol_cli_usage(c, f);
+}
+
+static int option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	struct opts *o = c->ctx;
+
+	(void)opt; /* -s, the only one */
+	if (scxpol_cli_parse_uint("-s", arg, 1, 1000000, &o->slice_us))
+		return scxpol_cli_usage_error(c);
+	return SCXPOL_CLI_CONTINUE;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "verifier-stats", no_argument, NULL, 'V' },
-		{ "load-only", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct opts o = { .slice_us = 5000 };
-	bool stats = false, load_only = false;
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "minimal", .usage = usage, .flags = SCXPOL_CLI_LOAD,
+		    .shortopts = "s:", .option = option, .ctx = &o);
 	struct scxpol_sched *s;
-	char *end;
-	int c, r;
+	int r;
 
 	/* lifecycle events (attach, exit, restart) are worth an operator's eye */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
-	while ((c = getopt_long(argc, argv, "s:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			errno = 0;
-			o.slice_us = strtoull(optarg, &end, 10);
-			if (errno || *end || !o.slice_us || o.slice_us > 1000000) {
-				fprintf(stderr, "minimal: -s '%s': want 1..1000000 microseconds\n", optarg);
-				return 2;
-			}
-			break;
-		case 'v':
-			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
-			break;
-		case 'V':
-			stats = true;
-			break;
-		case 'L':
-			load_only = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(minimal_bpf),
 		    .configure = configure, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	if (!s) {
-		fprintf(stderr, "error: %s\n", scxpol_last_error());
-		return 1;
-	}
-	r = scxpol_sched_load(s);
-	if (!r && stats)
-		r = scxpol_sched_print_prog_stats(s, stdout);
-	if (!r && !load_only) {
-		r = scxpol_sched_attach(s);
-		if (!r) {
-			printf("minimal: attached (slice %llu us); SIGINT or SIGTERM detaches\n",
-			       o.slice_us);
-			fflush(stdout);
-			r = scxpol_sched_run(s, NULL);
-			scxpol_sched_print_exit(s, stdout);
-		}
-	}
-	if (r)
-		fprintf(stderr, "error: %s\n", scxpol_last_error());
+	r = scxpol_cli_run(s, &cli, NULL);
 	scxpol_sched_close(s);
-	return r ? 1 : 0;
+	return r;
 }

@@ -6,14 +6,13 @@
  * (as a CPU hotplug does), SIGUSR2 publishes the --resize plan.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/hint.h>
 #include <scxpol/pool.h>
 #include <scxpol/skel.h>
@@ -29,6 +28,7 @@ static const char *const user_names[] = { "importance_sum", "class_placed" };
 struct opts {
 	struct scxpol_hint_limits lim;
 	unsigned int nr_cpus;
+	const char *plan_text, *resize_text; /* --pool-plan, --resize */
 	struct scxpol_pool_plan *plan; /* --pool-plan, or NULL */
 	struct scxpol_pool_plan *resize; /* --resize, or NULL */
 };
@@ -115,39 +115,56 @@ static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *arg, unsigned long max, unsigned int *out)
+static void usage(const struct scxpol_cli *c, FILE *f)
 {
-	unsigned long v;
-	char *end;
+	fprintf(f, "usage: hintpol [options]\n"
+		   "  --pools N            pool hints accepted: 0..N-1 (default 2)\n"
+		   "  --pool-plan PLAN     publish pools \"NAME=CPUS ...\" (shown by the stats;\n"
+		   "                       pool hints then accept its pools)\n"
+		   "  --resize PLAN        publish PLAN on SIGUSR2 (needs --pool-plan; at most\n"
+		   "                       as many pools)\n"
+		   "  --max-importance N   importance accepted: 0..N (default 7)\n"
+		   "  --slots N            thread slots (default: pinned size or 1024)\n");
+	scxpol_cli_usage(c, f);
+	fprintf(f, "SIGUSR1 makes the BPF side ask for a restart, as a CPU hotplug does.\n");
+}
 
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || *end || end == arg || v > max) {
-		fprintf(stderr, "hintpol: %s '%s': want 0..%lu\n", opt, arg, max);
+/* --pools, --max-importance, --slots: a number in 0..@max into *@out */
+static int parse_limit(const char *opt, const char *arg, unsigned int max, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (scxpol_cli_parse_uint(opt, arg, 0, max, &v))
 		return -1;
-	}
 	*out = (unsigned int)v;
 	return 0;
 }
 
-static void usage(FILE *f)
+static int option(struct scxpol_cli *c, int opt, const char *arg)
 {
-	fprintf(f, "usage: hintpol [options]\n"
-		   "  --pools N           pool hints accepted: 0..N-1 (default 2)\n"
-		   "  --pool-plan PLAN    publish pools \"NAME=CPUS ...\" (shown by the stats;\n"
-		   "                      pool hints then accept its pools)\n"
-		   "  --resize PLAN       publish PLAN on SIGUSR2 (needs --pool-plan; at most\n"
-		   "                      as many pools)\n"
-		   "  --max-importance N  importance accepted: 0..N (default 7)\n"
-		   "  --slots N           thread slots (default: pinned size or 1024)\n"
-		   "  --pin-mode MODE     mode of the pinned maps (default 0600)\n"
-		   "  --pin-group GID     group of the pinned maps\n"
-		   "  --socket PATH       stats socket (default /run/scxpol/hintpol.sock)\n"
-		   "  --socket-mode MODE  mode of the socket (default 0600)\n"
-		   "  --socket-group GID  group of the socket\n"
-		   "  --load-only         load through the verifier, then exit\n"
-		   "  --verifier-stats    print each program's verified instructions\n"
-		   "  -v                  verbose\n");
+	struct opts *o = c->ctx;
+
+	switch (opt) {
+	case 'p':
+		if (parse_limit("--pools", arg, 1024, &o->lim.nr_pools))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'i':
+		if (parse_limit("--max-importance", arg, 1000000, &o->lim.max_importance))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 's':
+		if (parse_limit("--slots", arg, 1U << 20, &o->lim.nr_slots))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'P':
+		o->plan_text = arg;
+		break;
+	case 'R':
+		o->resize_text = arg;
+		break;
+	}
+	return SCXPOL_CLI_CONTINUE;
 }
 
 int main(int argc, char **argv)
@@ -158,83 +175,23 @@ int main(int argc, char **argv)
 		{ "resize", required_argument, NULL, 'R' },
 		{ "max-importance", required_argument, NULL, 'i' },
 		{ "slots", required_argument, NULL, 's' },
-		{ "pin-mode", required_argument, NULL, 'm' },
-		{ "pin-group", required_argument, NULL, 'g' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "socket-mode", required_argument, NULL, 'M' },
-		{ "socket-group", required_argument, NULL, 'G' },
-		{ "load-only", no_argument, NULL, 'L' },
-		{ "verifier-stats", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 } };
-	unsigned int pin_mode = 0, pin_gid = 0, sock_mode = 0, sock_gid = 0;
-	const char *sock = NULL, *plan = NULL, *resize = NULL;
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = user_names, .nr_user = 2);
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "hintpol", .usage = usage, .stats = &so,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
+		    .options = longopts, .option = option, .ctx = &o);
+	struct sigaction sa1 = { .sa_handler = on_usr1 }, sa2 = { .sa_handler = on_usr2 };
 	struct scxpol_topo *topo = NULL;
-	bool load_only = false, vstats = false;
-	struct scxpol_stats_server *srv = NULL;
 	struct scxpol_sched *s;
-	int c, r, ncpu;
+	int r, ncpu;
 
 	/* restarts are worth a line in the log */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_uint("--pools", optarg, 1024, &o.lim.nr_pools))
-				return 2;
-			break;
-		case 'i':
-			if (parse_uint("--max-importance", optarg, 1000000, &o.lim.max_importance))
-				return 2;
-			break;
-		case 's':
-			if (parse_uint("--slots", optarg, 1U << 20, &o.lim.nr_slots))
-				return 2;
-			break;
-		case 'm':
-			if (parse_uint("--pin-mode", optarg, 0777, &pin_mode))
-				return 2;
-			break;
-		case 'g':
-			if (parse_uint("--pin-group", optarg, 1U << 30, &pin_gid))
-				return 2;
-			break;
-		case 'S':
-			sock = optarg;
-			break;
-		case 'P':
-			plan = optarg;
-			break;
-		case 'R':
-			resize = optarg;
-			break;
-		case 'M':
-			if (parse_uint("--socket-mode", optarg, 0777, &sock_mode))
-				return 2;
-			break;
-		case 'G':
-			if (parse_uint("--socket-group", optarg, 1U << 30, &sock_gid))
-				return 2;
-			break;
-		case 'L':
-			load_only = true;
-			break;
-		case 'V':
-			vstats = true;
-			break;
-		case 'v':
-			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0) {
 		fprintf(stderr, "hintpol: cannot count CPUs: %s\n", strerror(-ncpu));
@@ -242,21 +199,22 @@ int main(int argc, char **argv)
 	}
 	o.nr_cpus = (unsigned int)ncpu;
 	o.lim.nr_classes = o.nr_cpus;
-	if (plan) {
+	if (o.plan_text) {
 		topo = scxpol_topo_load(NULL);
-		if (!topo || scxpol_pool_plan_parse(topo, plan, SCXPOL_POOL_EXCLUSIVE, &o.plan)) {
+		if (!topo ||
+		    scxpol_pool_plan_parse(topo, o.plan_text, SCXPOL_POOL_EXCLUSIVE, &o.plan)) {
 			fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
 			scxpol_topo_free(topo);
 			return 2;
 		}
 		o.lim.nr_pools = scxpol_pool_plan_nr_pools(o.plan);
 	}
-	if (resize) {
+	if (o.resize_text) {
 		if (!o.plan) {
 			fprintf(stderr, "hintpol: --resize needs --pool-plan\n");
 			return 2;
 		}
-		if (scxpol_pool_plan_parse(topo, resize, SCXPOL_POOL_EXCLUSIVE, &o.resize)) {
+		if (scxpol_pool_plan_parse(topo, o.resize_text, SCXPOL_POOL_EXCLUSIVE, &o.resize)) {
 			fprintf(stderr, "hintpol: --resize: %s\n", scxpol_last_error());
 			scxpol_pool_plan_free(o.plan);
 			scxpol_topo_free(topo);
@@ -264,49 +222,19 @@ int main(int argc, char **argv)
 		}
 	}
 
+	sigemptyset(&sa1.sa_mask);
+	sigaction(SIGUSR1, &sa1, NULL);
+	sigemptyset(&sa2.sa_mask);
+	sigaction(SIGUSR2, &sa2, NULL);
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(hintpol_bpf),
-		    .configure = configure, .loaded = loaded, .ctx = &o, .pin_mode = pin_mode,
-		    .pin_gid = (int)pin_gid);
+		    .configure = configure, .loaded = loaded, .ctx = &o,
+		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
+	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	if (!s) {
-		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
-		scxpol_pool_plan_free(o.plan);
-		scxpol_pool_plan_free(o.resize);
-		scxpol_topo_free(topo);
-		return 1;
-	}
-	r = scxpol_sched_load(s);
-	if (!r && vstats)
-		r = scxpol_sched_print_prog_stats(s, stdout);
-	if (!r && !load_only) {
-		SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = user_names, .nr_user = 2);
-		SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = sock, .mode = sock_mode,
-			    .gid = (int)sock_gid, .stats = &so);
-
-		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
-		struct sigaction sa = { .sa_handler = on_usr1 };
-		struct sigaction sa2 = { .sa_handler = on_usr2 };
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR1, &sa, NULL);
-		sigemptyset(&sa2.sa_mask);
-		sigaction(SIGUSR2, &sa2, NULL);
-		srv = scxpol_stats_server_start(s, &vo);
-		r = srv ? scxpol_sched_attach(s) : -errno;
-		if (!r) {
-			printf("hintpol: attached; stats on %s\n", scxpol_stats_server_path(srv));
-			fflush(stdout);
-			r = scxpol_sched_run(s, &ro);
-			printf("hintpol: restarts %u\n", scxpol_sched_restarts(s));
-			scxpol_sched_print_exit(s, stdout);
-		}
-		scxpol_stats_server_stop(srv);
-	}
-	if (r)
-		fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
+	r = scxpol_cli_run(s, &cli, &ro);
 	scxpol_sched_close(s);
 	scxpol_pool_plan_free(o.plan);
 	scxpol_pool_plan_free(o.resize);
 	scxpol_topo_free(topo);
-	return r ? 1 : 0;
+	return r;
 }

@@ -8,7 +8,6 @@
  *   testpol --pools "d0=0-1 d1=2-3" --flags steal --pid 1234=d1 --comm spin=d0
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/pool.h>
 #include <scxpol/skel.h>
 #include <scxpol/stats.h>
@@ -40,6 +40,8 @@ struct pool_flags {
 };
 
 struct opts {
+	const char *pools, *resize_text;	/* --pools, --resize */
+	unsigned int flags;			/* --flags */
 	struct scxpol_pool_plan *plan, *resize;
 	struct pool_flags pflags[MAX_PFLAGS];
 	unsigned int nr_pflags;
@@ -114,10 +116,18 @@ static int place_tasks(struct scxpol_sched *s, struct testpol_bpf *t, struct opt
 static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	struct opts *o = ctx;
+	char text[512];
 	int r;
 
 	r = scxpol_pool_publish(s, o->plan);
-	return r ? r : place_tasks(s, skel, o);
+	if (!r)
+		r = place_tasks(s, skel, o);
+	if (r)
+		return r;
+	scxpol_pool_plan_format(o->plan, text, sizeof(text));
+	printf("testpol: pools %s\n", text);
+	fflush(stdout);
+	return 0;
 }
 
 static int stats_pools(struct scxpol_sched *s, struct scxpol_stats_pool *out, unsigned int max,
@@ -299,39 +309,96 @@ static int parse_place(struct opts *o, const char *opt, const char *arg, bool is
 	return 0;
 }
 
-static void usage(FILE *f)
+/* The --pools plan (default: one pool "all") and the --resize plan, with the --pool-flags. */
+static int make_plans(const struct scxpol_topo *topo, struct opts *o)
 {
-	fprintf(f, "usage: testpol --pools PLAN [options]\n"
-		   "  --pools PLAN       pools, \"NAME=CPUS NAME=CPUS...\" (default: all online\n"
-		   "                     CPUs in one pool \"all\")\n"
-		   "  --flags FLAGS      flags of every pool: exclusive (default), soft, steal,\n"
-		   "                     lend, borrow; comma-separated\n"
-		   "  --pool-flags NAME=FLAGS\n"
-		   "                     flags of pool NAME, overriding --flags\n"
-		   "  --resize PLAN      publish PLAN on SIGUSR1 (same flags)\n"
-		   "  --pid PID=POOL     tasks of process PID go to POOL (name or index)\n"
-		   "  --comm COMM=POOL   tasks named COMM go to POOL\n"
-		   "  --alg1 N           vtime by Algorithm 1, reset every N enqueues\n"
-		   "  --busy-poll N      demote tasks after N full-slice stints without sleeping\n"
-		   "  -s SLICE_US        time slice in microseconds (default 5000)\n"
-		   "  --load-only        load through the verifier, then exit\n"
-		   "  --verifier-stats   print each program's verified instructions\n"
-		   "  -v                 verbose\n"
-		   "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
-}
+	const char *pools = o->pools, *resize = o->resize_text;
+	unsigned int flags = o->flags;
 
-static int parse_uint(const char *opt, const char *arg, unsigned long long max,
-		      unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(arg, &end, 10);
-	if (errno || *end || end == arg || *out > max) {
-		fprintf(stderr, "testpol: %s '%s': want 0..%llu\n", opt, arg, max);
+	if (!pools) {
+		o->plan = scxpol_pool_plan_new(topo);
+		if (!o->plan ||
+		    scxpol_pool_plan_add(o->plan, "all", flags, scxpol_topo_online(topo)) < 0)
+			return -1;
+	} else if (scxpol_pool_plan_parse(topo, pools, flags, &o->plan)) {
 		return -1;
 	}
+	if (resize && scxpol_pool_plan_parse(topo, resize, flags, &o->resize))
+		return -1;
+	if (apply_pool_flags(topo, o, &o->plan) ||
+	    (o->resize && apply_pool_flags(topo, o, &o->resize)))
+		return -1;
 	return 0;
+}
+
+static void usage(const struct scxpol_cli *c, FILE *f)
+{
+	fprintf(f, "usage: testpol --pools PLAN [options]\n"
+		   "  --pools PLAN         pools, \"NAME=CPUS NAME=CPUS...\" (default: all online\n"
+		   "                       CPUs in one pool \"all\")\n"
+		   "  --flags FLAGS        flags of every pool: exclusive (default), soft, steal,\n"
+		   "                       lend, borrow; comma-separated\n"
+		   "  --pool-flags NAME=FLAGS\n"
+		   "                       flags of pool NAME, overriding --flags\n"
+		   "  --resize PLAN        publish PLAN on SIGUSR1 (same flags)\n"
+		   "  --pid PID=POOL       tasks of process PID go to POOL (name or index)\n"
+		   "  --comm COMM=POOL     tasks named COMM go to POOL\n"
+		   "  --alg1 N             vtime by Algorithm 1, reset every N enqueues\n"
+		   "  --busy-poll N        demote tasks after N full-slice stints without sleeping\n"
+		   "  -s SLICE_US          time slice in microseconds (default 5000)\n");
+	scxpol_cli_usage(c, f);
+	fprintf(f, "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
+}
+
+/* --alg1, --busy-poll: a number in 0..1000000 into *@out */
+static int parse_count(const char *opt, const char *arg, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (scxpol_cli_parse_uint(opt, arg, 0, 1000000, &v))
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	struct opts *o = c->ctx;
+
+	switch (opt) {
+	case 'p':
+		o->pools = arg;
+		break;
+	case 'f':
+		if (parse_flags("--flags", arg, &o->flags))
+			return 2;
+		break;
+	case 'F':
+		if (parse_pool_flags(o, arg))
+			return 2;
+		break;
+	case 'r':
+		o->resize_text = arg;
+		break;
+	case 'P':
+	case 'c':
+		if (parse_place(o, opt == 'P' ? "--pid" : "--comm", arg, opt == 'P'))
+			return 2;
+		break;
+	case 'a':
+		if (parse_count("--alg1", arg, &o->alg1))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 'b':
+		if (parse_count("--busy-poll", arg, &o->busy_poll))
+			return scxpol_cli_usage_error(c);
+		break;
+	case 's':
+		if (scxpol_cli_parse_uint("-s", arg, 1, 1000000, &o->slice_us))
+			return scxpol_cli_usage_error(c);
+		break;
+	}
+	return SCXPOL_CLI_CONTINUE;
 }
 
 int main(int argc, char **argv)
@@ -345,122 +412,40 @@ int main(int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "alg1", required_argument, NULL, 'a' },
 		{ "busy-poll", required_argument, NULL, 'b' },
-		{ "load-only", no_argument, NULL, 'L' },
-		{ "verifier-stats", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *pools = NULL, *resize = NULL;
 	struct opts o = { .slice_us = 5000 };
-	bool load_only = false, vstats = false;
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "testpol", .usage = usage,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_STATS_SOCKET, .options = longopts,
+		    .shortopts = "s:", .option = option, .ctx = &o);
 	struct sigaction sa = { .sa_handler = on_usr };
 	struct scxpol_topo *topo = NULL;
-	unsigned long long v;
-	unsigned int flags = 0;
 	struct scxpol_sched *s = NULL;
-	char text[512];
-	int c, r = 1;
+	int r;
 
-	while ((c = getopt_long(argc, argv, "s:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pools = optarg;
-			break;
-		case 'f':
-			if (parse_flags("--flags", optarg, &flags))
-				return 2;
-			break;
-		case 'F':
-			if (parse_pool_flags(&o, optarg))
-				return 2;
-			break;
-		case 'r':
-			resize = optarg;
-			break;
-		case 'P':
-		case 'c':
-			if (parse_place(&o, c == 'P' ? "--pid" : "--comm", optarg, c == 'P'))
-				return 2;
-			break;
-		case 'a':
-			if (parse_uint("--alg1", optarg, 1000000, &v))
-				return 2;
-			o.alg1 = (unsigned int)v;
-			break;
-		case 'b':
-			if (parse_uint("--busy-poll", optarg, 1000000, &v))
-				return 2;
-			o.busy_poll = (unsigned int)v;
-			break;
-		case 's':
-			if (parse_uint("-s", optarg, 1000000, &o.slice_us) || !o.slice_us)
-				return 2;
-			break;
-		case 'v':
-			scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
-			break;
-		case 'L':
-			load_only = true;
-			break;
-		case 'V':
-			vstats = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	r = scxpol_cli_parse(&cli, argc, argv);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
 
 	topo = scxpol_topo_load(NULL);
-	if (!topo) {
+	if (!topo || make_plans(topo, &o)) {
 		fprintf(stderr, "testpol: %s\n", scxpol_last_error());
-		return 1;
-	}
-	if (!pools) {
-		o.plan = scxpol_pool_plan_new(topo);
-		if (!o.plan || scxpol_pool_plan_add(o.plan, "all", flags, scxpol_topo_online(topo)) < 0)
-			goto out;
-	} else if (scxpol_pool_plan_parse(topo, pools, flags, &o.plan)) {
+		r = 1;
 		goto out;
 	}
-	if (resize && scxpol_pool_plan_parse(topo, resize, flags, &o.resize))
-		goto out;
-	if (apply_pool_flags(topo, &o, &o.plan) || (o.resize && apply_pool_flags(topo, &o, &o.resize)))
-		goto out;
-
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(testpol_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o);
+	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	if (!s)
-		goto out;
-	r = scxpol_sched_load(s);
-	if (!r && vstats)
-		r = scxpol_sched_print_prog_stats(s, stdout);
-	if (!r && !load_only) {
-		SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR1, &sa, NULL);
-		sigaction(SIGUSR2, &sa, NULL);
-		r = scxpol_sched_attach(s);
-		if (!r) {
-			scxpol_pool_plan_format(o.plan, text, sizeof(text));
-			printf("testpol: attached: %s\n", text);
-			fflush(stdout);
-			r = scxpol_sched_run(s, &ro);
-			if (print_stats(s))
-				fprintf(stderr, "testpol: %s\n", scxpol_last_error());
-			scxpol_sched_print_exit(s, stdout);
-		}
-	}
-	r = r ? 1 : 0;
-out:
-	if (r)
+	r = scxpol_cli_run(s, &cli, &ro);
+	/* the scheduler ran: its last counters */
+	if (s && scxpol_sched_exited(s) && print_stats(s))
 		fprintf(stderr, "testpol: %s\n", scxpol_last_error());
 	scxpol_sched_close(s);
+out:
 	scxpol_pool_plan_free(o.plan);
 	scxpol_pool_plan_free(o.resize);
 	scxpol_topo_free(topo);

@@ -1,6 +1,7 @@
 # Pins are 0600 and the socket 0600, both root's: an unprivileged user can
 # neither write hints nor read stats, and is told why. Given a group
-# (--pin-group/--socket-group, modes 0660), a member of it can do both.
+# (--pin-group: pins and socket get the group, modes 0660), a member of it
+# can do both.
 . "$(dirname "$0")/common.inc"
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 member=(setpriv --reuid=65534 --regid=65534 --groups=4242)
@@ -13,9 +14,10 @@ expect_eq "socket mode" "$(stat -c '%a %U:%G' $SOCK)" "600 root:root"
 expect_eq "socket directory mode" "$(stat -c %a /run/scxpol)" 711
 stop_policy INT
 
-start_hintpol --pin-group 4242 --pin-mode 0660 --socket-group 4242 --socket-mode 0660
+start_hintpol --pin-group 4242
 expect_eq "pin directory" "$(stat -c '%a %g' "$PINS")" "770 4242"
 expect_eq "a pin" "$(stat -c '%a %g' "$PINS/scxpol_hint_tid")" "660 4242"
+expect_eq "socket" "$(stat -c '%a %g' $SOCK)" "660 4242"
 "${member[@]}" "$HINTCTL" set tgid $$ class=1 || fail "a member of group 4242 cannot write hints"
 expect_eq "hint written by the group member" "$("$HINTCTL" get tgid $$)" "pool=-1 class=1 importance=0 flags=2"
 out=$("${member[@]}" "$STAT" --policy hintpol --json) || fail "a member of group 4242 cannot read stats"

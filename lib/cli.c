@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* The command line of a policy loader: option values, common options, main()'s run. */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+#include "scxpol/cli.h"
+#include "scxpol/sched.h"
+#include "scxpol/stats.h"
+
+/* the BPF side's counters (<scxpol/stats.bpf.h>): a policy with stats has this map */
+#define STATS_MAP "scxpol_stats"
+
+/*
+ * getopt_long() values of the common long options, above any character
+ * and any value a program picks for its own options below 0x10000.
+ */
+enum {
+	OPT_VERIFIER_STATS = 0x10000,
+	OPT_LOAD_ONLY,
+	OPT_PIN_GROUP,
+	OPT_STATS_SOCKET,
+};
+
+/* The common options: all of them, those a program does not offer refused by common_option(). */
+static const struct option common_opts[] = {
+	{ "verifier-stats", no_argument, NULL, OPT_VERIFIER_STATS },
+	{ "load-only", no_argument, NULL, OPT_LOAD_ONLY },
+	{ "pin-group", required_argument, NULL, OPT_PIN_GROUP },
+	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+#define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
+#define COMMON_SHORTOPTS "vh"
+
+/* @arg as decimal digits only: strtoull() would take a sign ("-1" wraps around) and space. */
+static int digits(const char *arg, unsigned long long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(arg, &end, 10);
+	if (*end)
+		return -EINVAL;
+	return errno ? -ERANGE : 0;
+}
+
+int scxpol_cli_parse_uint(const char *opt, const char *arg, unsigned long long lo,
+			  unsigned long long hi, unsigned long long *out)
+{
+	unsigned long long v;
+	int r;
+
+	r = digits(arg, &v);
+	if (!r && (v < lo || v > hi))
+		r = -ERANGE;
+	if (r)
+		return scxpol_err_quiet(-r, "%s '%s': want a whole number in %llu..%llu", opt, arg,
+					lo, hi);
+	*out = v;
+	return 0;
+}
+
+int scxpol_cli_parse_double(const char *opt, const char *arg, double lo, double hi,
+			    double *out)
+{
+	double v;
+	char *end;
+
+	v = strtod(arg, &end);
+	if (end == arg || *end || isspace((unsigned char)arg[0]) || isnan(v))
+		return scxpol_err_quiet(EINVAL, "%s '%s': want a number in (%g, %g]", opt, arg, lo,
+					hi);
+	/* an overflow is HUGE_VAL, out of any finite range */
+	if (!(v > lo && v <= hi))
+		return scxpol_err_quiet(ERANGE, "%s '%s': want a number in (%g, %g]", opt, arg, lo,
+					hi);
+	*out = v;
+	return 0;
+}
+
+int scxpol_cli_parse_group(const char *opt, const char *arg, int *gid)
+{
+	struct group gr, *g = NULL;
+	unsigned long long v;
+	char *buf = NULL;
+	size_t len = 1024;
+	int r;
+
+	if (!digits(arg, &v) && v <= 0x7fffffff) {
+		*gid = (int)v;
+		return 0;
+	}
+	/* the entry of a group with many members is large: grow until it fits */
+	for (;;) {
+		char *n = realloc(buf, len);
+
+		if (!n) {
+			free(buf);
+			return scxpol_err_quiet(ENOMEM, "%s '%s': out of memory", opt, arg);
+		}
+		buf = n;
+		r = getgrnam_r(arg, &gr, buf, len, &g);
+		if (r != ERANGE || len >= (1 << 24))
+			break;
+		len *= 2;
+	}
+	if (!r && g)
+		*gid = (int)g->gr_gid;
+	free(buf);
+	/* glibc answers "not found" as success without an entry, or with one of these */
+	if ((!r && !g) || r == ENOENT || r == ESRCH || r == EBADF || r == EPERM)
+		return scxpol_err_quiet(ENOENT, "%s '%s': no such group", opt, arg);
+	if (r)
+		return scxpol_err_quiet(r, "%s '%s': cannot read the group database: %s", opt, arg,
+					strerror(r));
+	return 0;
+}
+
+static FILE *out_of(const struct scxpol_cli *c)
+{
+	return OPTS_GET(c, out, NULL) ?: stdout;
+}
+
+static FILE *err_of(const struct scxpol_cli *c)
+{
+	return OPTS_GET(c, err, NULL) ?: stderr;
+}
+
+static const char *prog_of(const struct scxpol_cli *c)
+{
+	return OPTS_GET(c, prog, NULL) ?: "scxpol";
+}
+
+/* One option's line(s): "  NAME" padded to column 23, then its text. */
+static void usage_line(FILE *f, const char *name, const char *text)
+{
+	fprintf(f, "  %-20s %s\n", name, text);
+}
+
+void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
+{
+	unsigned int flags = OPTS_GET(c, flags, 0);
+	char path[256], text[300];
+
+	if (flags & SCXPOL_CLI_STATS_SOCKET) {
+		if (scxpol_stats_socket_path(prog_of(c), path, sizeof(path)) < 0)
+			snprintf(path, sizeof(path), "/run/scxpol/<policy>.sock");
+		snprintf(text, sizeof(text), "stats socket (default %s)", path);
+		usage_line(f, "--stats-socket PATH", text);
+	}
+	if (flags & SCXPOL_CLI_PIN_GROUP)
+		usage_line(f, "--pin-group G", "group (name or number) that may write the pinned\n"
+			   "                       maps and read the stats socket (mode 0660)");
+	if (flags & SCXPOL_CLI_LOAD) {
+		usage_line(f, "--load-only", "load through the verifier, then exit");
+		usage_line(f, "--verifier-stats", "print each program's verified instructions");
+	}
+	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
+	usage_line(f, "-h, --help", "this text");
+}
+
+static void usage(const struct scxpol_cli *c, FILE *f)
+{
+	scxpol_cli_usage_fn fn = OPTS_GET(c, usage, NULL);
+
+	if (fn) {
+		fn(c, f);
+	} else {
+		fprintf(f, "usage: %s [options]\n", prog_of(c));
+		scxpol_cli_usage(c, f);
+	}
+}
+
+/* A getopt_long() result of the library's: a common option, or '?' */
+static bool is_common(int opt)
+{
+	return opt == 'v' || opt == 'h' || opt == '?' || opt >= OPT_VERIFIER_STATS;
+}
+
+/* What struct scxpol_cli.flags must have for the common option @opt. */
+static unsigned int needs(int opt)
+{
+	switch (opt) {
+	case OPT_VERIFIER_STATS:
+	case OPT_LOAD_ONLY:
+		return SCXPOL_CLI_LOAD;
+	case OPT_PIN_GROUP:
+		return SCXPOL_CLI_PIN_GROUP;
+	case OPT_STATS_SOCKET:
+		return SCXPOL_CLI_STATS_SOCKET;
+	}
+	return 0;
+}
+
+/* An option the program does not offer: as getopt_long() says of unknown ones. */
+static int refuse(const struct scxpol_cli *c, int opt)
+{
+	size_t i;
+
+	for (i = 0; common_opts[i].val != opt; i++)
+		;
+	fprintf(err_of(c), "%s: unrecognized option '--%s'\n", prog_of(c), common_opts[i].name);
+	usage(c, err_of(c));
+	return 2;
+}
+
+/* The common option @opt: SCXPOL_CLI_CONTINUE or the exit status. */
+static int common_option(struct scxpol_cli *c, int opt, const char *arg)
+{
+	int gid;
+
+	if ((c->flags & needs(opt)) != needs(opt))
+		return refuse(c, opt);
+	switch (opt) {
+	case 'v':
+		c->verbose = true;
+		scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
+		return SCXPOL_CLI_CONTINUE;
+	case 'h':
+		usage(c, out_of(c));
+		fflush(out_of(c));
+		return 0;
+	case OPT_VERIFIER_STATS:
+		c->verifier_stats = true;
+		return SCXPOL_CLI_CONTINUE;
+	case OPT_LOAD_ONLY:
+		c->load_only = true;
+		return SCXPOL_CLI_CONTINUE;
+	case OPT_PIN_GROUP:
+		if (scxpol_cli_parse_group("--pin-group", arg, &gid))
+			return scxpol_cli_usage_error(c);
+		c->pin_gid = gid;
+		c->pin_mode = 0660;
+		return SCXPOL_CLI_CONTINUE;
+	case OPT_STATS_SOCKET:
+		c->stats_socket = arg;
+		return SCXPOL_CLI_CONTINUE;
+	}
+	/* '?': getopt_long() has said what is wrong */
+	usage(c, err_of(c));
+	return 2;
+}
+
+/* A mistake of the program (not of its user): "<prog>: struct scxpol_cli: <what>" and 2. */
+__attribute__((format(printf, 2, 3)))
+static int misuse(const struct scxpol_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(err_of(c), "%s: struct scxpol_cli: ", prog_of(c));
+	va_start(ap, fmt);
+	vfprintf(err_of(c), fmt, ap);
+	va_end(ap);
+	fputc('\n', err_of(c));
+	return 2;
+}
+
+/* The program's own options redefine no common one, and have a callback: else 2. */
+static int check_own(const struct scxpol_cli *c, size_t nr_own)
+{
+	const char *p;
+	size_t i, k;
+
+	for (p = c->shortopts ? c->shortopts : ""; *p; p++)
+		if (*p == 'v' || *p == 'h')
+			return misuse(c, "own option -%c is a common option", *p);
+	for (i = 0; i < nr_own; i++) {
+		for (k = 0; k < NR_COMMON; k++)
+			if (!strcmp(c->options[i].name, common_opts[k].name))
+				return misuse(c, "own option --%s is a common option",
+					      c->options[i].name);
+		if (!c->options[i].flag && is_common(c->options[i].val))
+			return misuse(c, "own option --%s has the value %d of a common option",
+				      c->options[i].name, c->options[i].val);
+	}
+	if ((nr_own || (c->shortopts && *c->shortopts)) && !c->option)
+		return misuse(c, "own options without an option callback");
+	return 0;
+}
+
+/* The getopt_long() loop over the merged tables @longopts and @shortopts. */
+static int parse_loop(struct scxpol_cli *c, int argc, char **argv,
+		      const struct option *longopts, const char *shortopts)
+{
+	int opt, r = SCXPOL_CLI_CONTINUE;
+
+	optind = 0; /* glibc: start over, whatever a previous parse left */
+	/* getopt_long()'s messages go to stderr: not into another stream */
+	opterr = err_of(c) == stderr;
+	while (r == SCXPOL_CLI_CONTINUE &&
+	       (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (!opt)
+			continue; /* an own option with a flag: stored */
+		r = is_common(opt) ? common_option(c, opt, optarg) : c->option(c, opt, optarg);
+	}
+	if (r == SCXPOL_CLI_CONTINUE && optind < argc) {
+		fprintf(err_of(c), "%s: unexpected argument '%s' (see --help)\n", prog_of(c),
+			argv[optind]);
+		r = 2;
+	}
+	return r;
+}
+
+int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv)
+{
+	struct option *longopts;
+	char *shortopts;
+	size_t nr_own = 0;
+	int r;
+
+	if (!c)
+		scxpol_err(EINVAL, "scxpol_cli_parse: the struct scxpol_cli is NULL");
+	if (!c || !OPTS_VALID(c, scxpol_cli))
+		return scxpol_cli_usage_error(c);
+	/* it writes the option values, so the struct must have them all */
+	if (!OPTS_HAS(c, ctx))
+		return misuse(c, "sz %zu is too small; set it to sizeof(struct scxpol_cli)", c->sz);
+	while (c->options && c->options[nr_own].name)
+		nr_own++;
+	r = check_own(c, nr_own);
+	if (r)
+		return r;
+	longopts = calloc(nr_own + NR_COMMON + 1, sizeof(*longopts));
+	r = asprintf(&shortopts, "%s" COMMON_SHORTOPTS, c->shortopts ? c->shortopts : "");
+	if (!longopts || r < 0) {
+		free(longopts);
+		if (r >= 0)
+			free(shortopts);
+		fprintf(err_of(c), "%s: out of memory\n", prog_of(c));
+		return 1;
+	}
+	if (nr_own)
+		memcpy(longopts, c->options, nr_own * sizeof(*longopts));
+	memcpy(longopts + nr_own, common_opts, sizeof(common_opts));
+	r = parse_loop(c, argc, argv, longopts, shortopts);
+	free(longopts);
+	free(shortopts);
+	return r;
+}
+
+int scxpol_cli_usage_error(const struct scxpol_cli *c)
+{
+	fprintf(err_of(c), "%s: %s\n", prog_of(c), scxpol_last_error());
+	return 2;
+}
+
+/* Attach and run @s with its stats served; 0 or a negative errno with a message. */
+static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
+			  const struct scxpol_run_opts *ro, FILE *out)
+{
+	SCXPOL_OPTS(scxpol_stats_server_opts, so, .path = OPTS_GET(c, stats_socket, NULL),
+		    .mode = OPTS_GET(c, pin_mode, 0), .gid = OPTS_GET(c, pin_gid, 0),
+		    .stats = OPTS_GET(c, stats, NULL));
+	struct scxpol_stats_server *srv = NULL;
+	const char *name = scxpol_sched_name(s);
+	int r;
+
+	if (bpf_object__find_map_by_name(scxpol_sched_object(s), STATS_MAP)) {
+		srv = scxpol_stats_server_start(s, &so);
+		if (!srv)
+			return -errno;
+	}
+	r = scxpol_sched_attach(s);
+	if (!r) {
+		fprintf(out, "%s: attached%s%s; SIGINT or SIGTERM detaches\n", name,
+			srv ? "; stats on " : "", srv ? scxpol_stats_server_path(srv) : "");
+		fflush(out);
+		r = scxpol_sched_run(s, ro);
+		if (scxpol_sched_restarts(s))
+			fprintf(out, "%s: restarts %u\n", name, scxpol_sched_restarts(s));
+		scxpol_sched_print_exit(s, out);
+		fflush(out);
+	}
+	scxpol_stats_server_stop(srv);
+	return r;
+}
+
+int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
+		   const struct scxpol_run_opts *ro)
+{
+	FILE *out = out_of(c);
+	int r;
+
+	if (!s)
+		r = -EINVAL; /* the open's message is the last error */
+	else if (!OPTS_VALID(c, scxpol_cli))
+		r = -EINVAL;
+	else
+		r = scxpol_sched_load(s);
+	if (!r && OPTS_GET(c, verifier_stats, false)) {
+		r = scxpol_sched_print_prog_stats(s, out);
+		fflush(out);
+	}
+	if (!r && !OPTS_GET(c, load_only, false))
+		r = attach_and_run(s, c, ro, out);
+	if (!r)
+		return 0;
+	fflush(out);
+	fprintf(err_of(c), "error: %s\n", scxpol_last_error());
+	return 1;
+}
