@@ -12,6 +12,9 @@
  *   scx_bpf_consume               scx_bpf_dsq_move_to_local
  *   scx_bpf_dispatch_from_dsq     scx_bpf_dsq_move
  *   bpf_ktime_get_ns()            scx_bpf_now (6.14)
+ *   (none: iterate the DSQ)       scx_bpf_dsq_peek (7.1)
+ *   p->scx.slice = ...            scx_bpf_task_set_slice (6.19)
+ *   p->scx.dsq_vtime = ...        scx_bpf_task_set_dsq_vtime (6.19)
  *
  * Enum values: some changed between kernels (SCX_ENQ_HEAD is 1 << 4 on 6.12
  * and 1 << 16 on 7.x), so they are read through CO-RE relocations against
@@ -37,6 +40,9 @@ bool scx_bpf_consume(u64 dsq_id) __ksym __weak;
 bool scx_bpf_dispatch_from_dsq(struct bpf_iter_scx_dsq *it, struct task_struct *p, u64 dsq_id,
 			       u64 enq_flags) __ksym __weak;
 u64 scx_bpf_now(void) __ksym __weak;
+struct task_struct *scx_bpf_dsq_peek(u64 dsq_id) __ksym __weak;
+bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice) __ksym __weak;
+bool scx_bpf_task_set_dsq_vtime(struct task_struct *p, u64 vtime) __ksym __weak;
 
 /* Value of enumerator @v of enum @t in the running kernel; 0 if it has none. */
 #define scxpol_kenum(t, v) \
@@ -101,6 +107,29 @@ static __always_inline u64 scxpol_now(void)
 	if (bpf_ksym_exists(scx_bpf_now))
 		return scx_bpf_now();
 	return bpf_ktime_get_ns();
+}
+
+/*
+ * Set @p's remaining slice to @slice ns. Kernels with the kfunc (6.19+)
+ * log "writing directly to p->scx.slice/dsq_vtime is deprecated" for every
+ * program that stores to the field; on those the store is dead code the
+ * verifier never sees.
+ */
+static __always_inline void scxpol_task_set_slice(struct task_struct *p, u64 slice)
+{
+	if (bpf_ksym_exists(scx_bpf_task_set_slice))
+		scx_bpf_task_set_slice(p, slice);
+	else
+		p->scx.slice = slice;
+}
+
+/* Set @p's vtime (p->scx.dsq_vtime) to @vtime, the same way. */
+static __always_inline void scxpol_task_set_vtime(struct task_struct *p, u64 vtime)
+{
+	if (bpf_ksym_exists(scx_bpf_task_set_dsq_vtime))
+		scx_bpf_task_set_dsq_vtime(p, vtime);
+	else
+		p->scx.dsq_vtime = vtime;
 }
 
 #endif

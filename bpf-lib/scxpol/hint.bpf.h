@@ -112,24 +112,28 @@ struct {
 } scxpol_hint_meta SEC(".maps");
 
 /*
- * Kernel pointers below are followed with single-level BPF_CORE_READ()s
- * (probe reads, valid in any callback; the host fake reads them plainly).
+ * Kernel pointers below are followed with plain CO-RE loads, not
+ * BPF_CORE_READ(): the verifier turns a load through a BTF pointer into one
+ * instruction with an exception-table entry (a fault reads 0), where each
+ * bpf_probe_read_kernel() call costs about 90 instructions, and the cache
+ * check of scxpol_hint_lookup_ctx() follows four of them on every call.
+ * Every pointer is NULL-checked: those behind __rcu fields may be NULL.
  */
 
-/* @p's cgroup on the cgroup2 hierarchy. */
+/* @p's cgroup on the cgroup2 hierarchy (NULL if it has none). */
 static __always_inline struct cgroup *scxpol_hint_task_cgroup(struct task_struct *p)
 {
-	struct css_set *cset = BPF_CORE_READ(p, cgroups);
+	struct css_set *cset = p->cgroups;
 
-	return BPF_CORE_READ(cset, dfl_cgrp);
+	return cset ? cset->dfl_cgrp : NULL;
 }
 
-/* The id of @cgrp: its cgroup2 directory's inode number. */
+/* The id of @cgrp: its cgroup2 directory's inode number (0 for NULL). */
 static __always_inline u64 scxpol_hint_cgroup_id(struct cgroup *cgrp)
 {
-	struct kernfs_node *kn = BPF_CORE_READ(cgrp, kn);
+	struct kernfs_node *kn = cgrp ? cgrp->kn : NULL;
 
-	return BPF_CORE_READ(kn, id);
+	return kn ? kn->id : 0;
 }
 
 #ifndef __noinline
@@ -217,8 +221,8 @@ static __always_inline s32 scxpol_hint_resolve(struct task_struct *p,
 		if (h)
 			scxpol_hint_merge(out, h, m);
 		/* a cgroup's own css is its first member: the parent css is the parent cgroup */
-		parent = BPF_CORE_READ(cgrp, self.parent);
-		cgrp = parent ? BPF_CORE_READ(parent, cgroup) : NULL;
+		parent = cgrp->self.parent;
+		cgrp = parent ? parent->cgroup : NULL;
 	}
 	idx = bpf_map_lookup_elem(&scxpol_hint_slot_idx, &tid);
 	return idx ? (s32)*idx : -1;
@@ -326,8 +330,8 @@ static __always_inline void scxpol_hint_task_exit(struct task_struct *p)
 	/* the leader goes last; an exec by another thread leaves live > 0 */
 	if (tid != tgid)
 		return;
-	sig = BPF_CORE_READ(p, signal);
-	if (!BPF_CORE_READ(sig, live.counter))
+	sig = p->signal;
+	if (!sig || !sig->live.counter)
 		bpf_map_delete_elem(&scxpol_hint_tgid, &tgid);
 }
 
@@ -340,7 +344,7 @@ static __always_inline void scxpol_hint_cgroup_exit(struct cgroup *cgrp)
 {
 	u64 id;
 
-	if (BPF_CORE_READ(cgrp, self.flags) & SCXPOL_CSS_ONLINE)
+	if (cgrp->self.flags & SCXPOL_CSS_ONLINE)
 		return;
 	id = scxpol_hint_cgroup_id(cgrp);
 	bpf_map_delete_elem(&scxpol_hint_cgrp, &id);

@@ -93,6 +93,8 @@ SCXPOL_POOL_CONST struct scxpol_pool_conf scxpol_pool_conf SEC(".rodata.scxpol_p
 struct scxpol_pool_mask {
 	struct bpf_cpumask __kptr *cpus;
 	u64 gen;
+	u32 nr_cpus; /* CPUs the commit set in it */
+	u32 pad;
 };
 
 /* A published pool. */
@@ -331,14 +333,15 @@ static __always_inline const struct cpumask *scxpol_pool_cpumask(const struct sc
 	return m ? scxpol_cast_mask(m) : NULL;
 }
 
-/* The CPUs of @pool in LLC @llc, or NULL when it has none there. */
+/* scxpol_pool_llc_cpumask(), also giving the number of CPUs in it. */
 static __always_inline const struct cpumask *
-scxpol_pool_llc_cpumask(const struct scxpol_pool_view *v, s32 pool, u32 llc)
+scxpol_pool__llc(const struct scxpol_pool_view *v, s32 pool, u32 llc, u32 *nr_cpus)
 {
 	struct scxpol_pool_mask *ms;
 	struct bpf_cpumask *m;
 	u32 key;
 
+	*nr_cpus = 0;
 	if (!scxpol_pool_valid(v, pool) || llc >= scxpol_pool_conf.max_llcs)
 		return NULL;
 	key = ((u32)pool * scxpol_pool_conf.max_llcs + llc) * 2 + v->half;
@@ -347,7 +350,19 @@ scxpol_pool_llc_cpumask(const struct scxpol_pool_view *v, s32 pool, u32 llc)
 	if (!ms || ms->gen != v->gen)
 		return NULL;
 	m = ms->cpus;
-	return m ? scxpol_cast_mask(m) : NULL;
+	if (!m)
+		return NULL;
+	*nr_cpus = ms->nr_cpus;
+	return scxpol_cast_mask(m);
+}
+
+/* The CPUs of @pool in LLC @llc, or NULL when it has none there. */
+static __always_inline const struct cpumask *
+scxpol_pool_llc_cpumask(const struct scxpol_pool_view *v, s32 pool, u32 llc)
+{
+	u32 nr;
+
+	return scxpol_pool__llc(v, pool, llc, &nr);
 }
 
 /* Union masks: SCXPOL_POOL__LEND or SCXPOL_POOL__STEAL of @v's half. */
@@ -454,51 +469,61 @@ static __always_inline void scxpol_pool_enable(struct task_struct *p)
 
 /* --- ops.select_cpu ------------------------------------------------------ */
 
-/*
- * An idle CPU for a task of @pool that last ran on @prev_cpu, in this order:
- *   1. @prev_cpu, if it is in @pool and idle;
- *   2. a CPU of a wholly idle SMT core in @pool, in @prev_cpu's LLC first;
- *   3. an idle CPU of @pool in @prev_cpu's LLC;
- *   4. any idle CPU of @pool;
- *   5. if @pool may BORROW: an idle CPU of a LEND pool (*@borrowed = true).
- * The CPU's idle bit is cleared (it is claimed). Returns it, or -EBUSY when
- * there is none (-ENOENT: @pool is not a pool). Does not look at @p's
- * affinity: scxpol_pool_select_cpu() does.
- */
-static __always_inline s32 scxpol_pool_pick_idle(const struct scxpol_pool_view *v, s32 pool,
-						 s32 prev_cpu, bool *borrowed)
+/* Whether any CPU of @m is idle: one look at the idle mask, cheaper than a failed pick. */
+static __always_inline bool scxpol_pool__any_idle(const struct cpumask *m)
 {
-	const struct cpumask *pm, *lm = NULL, *lend;
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	bool any = bpf_cpumask_intersects(m, idle);
+
+	scx_bpf_put_idle_cpumask(idle);
+	return any;
+}
+
+/* scxpol_pool_pick_idle() for the pool of slot @s, whose CPUs are @pm. */
+static __always_inline s32 scxpol_pool__pick_idle(const struct scxpol_pool_view *v,
+						  struct scxpol_pool_slot *s,
+						  const struct cpumask *pm, s32 pool,
+						  s32 prev_cpu, bool *borrowed)
+{
+	const struct cpumask *lm = NULL, *lend, *idle;
 	struct scxpol_pool_cpu *pc;
+	bool any, prev_idle;
+	u32 nr_llc = 0;
 	s32 cpu;
 
 	*borrowed = false;
-	pm = scxpol_pool_cpumask(v, pool);
-	if (!pm)
-		return -ENOENT;
 	pc = scxpol_pool_cpu_info(v, prev_cpu);
-	if (pc) {
-		if (pc->pool == pool && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+	if (pc)
+		lm = scxpol_pool__llc(v, pool, pc->llc, &nr_llc);
+	/*
+	 * One look at the idle mask answers the common cases before any scan:
+	 * the pool has no idle CPU (a busy pool: go borrow), or @prev_cpu is.
+	 */
+	idle = scx_bpf_get_idle_cpumask();
+	any = bpf_cpumask_intersects(pm, idle);
+	prev_idle = any && pc && pc->pool == pool && bpf_cpumask_test_cpu((u32)prev_cpu, idle);
+	scx_bpf_put_idle_cpumask(idle);
+	if (any) {
+		if (prev_idle && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
 			return prev_cpu;
-		lm = scxpol_pool_llc_cpumask(v, pool, pc->llc);
-	}
-	if (lm) {
-		cpu = scx_bpf_pick_idle_cpu(lm, SCXPOL_PICK_IDLE_CORE);
+		/* a pool across LLCs: prev's LLC first, idle cores before idle CPUs */
+		if (lm && nr_llc < s->desc.nr_cpus) {
+			cpu = scx_bpf_pick_idle_cpu(lm, SCXPOL_PICK_IDLE_CORE);
+			if (cpu >= 0)
+				return cpu;
+			cpu = scx_bpf_pick_idle_cpu(pm, SCXPOL_PICK_IDLE_CORE);
+			if (cpu >= 0)
+				return cpu;
+			cpu = scx_bpf_pick_idle_cpu(lm, 0);
+			if (cpu >= 0)
+				return cpu;
+		}
+		/* (it takes a CPU of a wholly idle core first, as the steps above) */
+		cpu = scx_bpf_pick_idle_cpu(pm, 0);
 		if (cpu >= 0)
 			return cpu;
 	}
-	cpu = scx_bpf_pick_idle_cpu(pm, SCXPOL_PICK_IDLE_CORE);
-	if (cpu >= 0)
-		return cpu;
-	if (lm) {
-		cpu = scx_bpf_pick_idle_cpu(lm, 0);
-		if (cpu >= 0)
-			return cpu;
-	}
-	cpu = scx_bpf_pick_idle_cpu(pm, 0);
-	if (cpu >= 0)
-		return cpu;
-	if (!(scxpol_pool_flags(v, pool) & SCXPOL_POOL_BORROW))
+	if (!(s->desc.flags & SCXPOL_POOL_BORROW))
 		return -EBUSY;
 	lend = scxpol_pool__union(v, SCXPOL_POOL__LEND);
 	if (!lend)
@@ -508,6 +533,31 @@ static __always_inline s32 scxpol_pool_pick_idle(const struct scxpol_pool_view *
 	if (cpu >= 0)
 		*borrowed = scxpol_pool_of_cpu(v, cpu) != pool;
 	return cpu;
+}
+
+/*
+ * An idle CPU for a task of @pool that last ran on @prev_cpu, in this order:
+ *   1. @prev_cpu, if it is in @pool and idle;
+ *   2. a CPU of a wholly idle SMT core in @pool, in @prev_cpu's LLC first;
+ *   3. an idle CPU of @pool in @prev_cpu's LLC;
+ *   4. any idle CPU of @pool;
+ *   5. if @pool may BORROW: an idle CPU of a LEND pool (*@borrowed = true).
+ * The CPU's idle bit is cleared (it is claimed). Returns it, or -EBUSY when
+ * there is none (-ENOENT: @pool is not a pool). Does not look at @p's
+ * affinity: scxpol_pool_select_cpu() does. Cost: one look at the idle mask
+ * when the pool has no idle CPU; a scan per step only in a pool that spans
+ * LLCs.
+ */
+static __always_inline s32 scxpol_pool_pick_idle(const struct scxpol_pool_view *v, s32 pool,
+						 s32 prev_cpu, bool *borrowed)
+{
+	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
+	struct bpf_cpumask *m = s ? s->cpus : NULL;
+
+	*borrowed = false;
+	if (!m)
+		return -ENOENT;
+	return scxpol_pool__pick_idle(v, s, scxpol_cast_mask(m), pool, prev_cpu, borrowed);
 }
 
 /* Insert @p straight into the local DSQ of the idle CPU it is placed on. */
@@ -530,7 +580,9 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 						  struct task_struct *p, struct scxpol_task_ctx *t,
 						  s32 pool, s32 prev_cpu, u64 wake_flags, u64 slice)
 {
-	const struct cpumask *pm = scxpol_pool_cpumask(v, pool);
+	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
+	struct bpf_cpumask *m = s ? s->cpus : NULL;
+	const struct cpumask *pm = m ? scxpol_cast_mask(m) : NULL;
 	bool borrowed = false, idle = false;
 	s32 cpu;
 
@@ -555,7 +607,9 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 			scxpol_pool__direct(p, slice);
 		return cpu;
 	}
-	cpu = scxpol_pool_pick_idle(v, pool, prev_cpu, &borrowed);
+	if (!s)
+		return prev_cpu;
+	cpu = scxpol_pool__pick_idle(v, s, pm, pool, prev_cpu, &borrowed);
 	if (cpu < 0)
 		return prev_cpu;
 	scxpol_pool__direct(p, slice);
@@ -589,26 +643,42 @@ static __always_inline bool scxpol_pool__preempt(const struct scxpol_pool_view *
 }
 
 /*
- * After @p, with @vtime, was queued on @pool and no CPU was placed for it:
- * wake an idle CPU of @pool; else, for a wakeup, preempt a later task of
- * @pool on @p's CPU (scxpol_pool__preempt()); else, for a LEND pool, take
- * back one of its CPUs running a borrowed task (SCXPOL_KICK_PREEMPT); else,
- * for a BORROW pool, wake an idle CPU of a LEND pool; else, for a STEAL
- * pool, wake an idle CPU of a STEAL pool, which will steal.
+ * After @p, with @vtime, was queued on @pool (whose flags are @flags) and
+ * no CPU was placed for it: wake an idle CPU of @pool; else, for a wakeup,
+ * preempt a later task of @pool on @p's CPU (scxpol_pool__preempt()); else,
+ * for a LEND pool, take back one of its CPUs running a borrowed task
+ * (SCXPOL_KICK_PREEMPT); else, for a BORROW pool, wake an idle CPU of a
+ * LEND pool; else, for a STEAL pool, wake an idle CPU of a STEAL pool,
+ * which will steal. One look at the idle mask first: a scan for an idle
+ * CPU runs only over masks that have one.
  */
 static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
-					      struct task_struct *p, s32 pool,
+					      struct task_struct *p, s32 pool, u32 flags,
 					      const struct cpumask *pm, u64 vtime, u64 enq_flags)
 {
-	const struct cpumask *other;
+	const struct cpumask *lend = NULL, *steal = NULL, *idle;
+	bool in_pool, in_lend = false, in_steal = false;
 	struct bpf_cpumask *b;
-	u32 flags = scxpol_pool_flags(v, pool);
 	s32 cpu;
 
-	cpu = scx_bpf_pick_idle_cpu(pm, 0);
-	if (cpu >= 0) {
-		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
-		return;
+	if (flags & SCXPOL_POOL_BORROW)
+		lend = scxpol_pool__union(v, SCXPOL_POOL__LEND);
+	if (flags & SCXPOL_POOL_STEAL)
+		steal = scxpol_pool__union(v, SCXPOL_POOL__STEAL);
+	idle = scx_bpf_get_idle_cpumask();
+	in_pool = bpf_cpumask_intersects(pm, idle);
+	if (lend)
+		in_lend = bpf_cpumask_intersects(lend, idle);
+	if (steal)
+		in_steal = bpf_cpumask_intersects(steal, idle);
+	scx_bpf_put_idle_cpumask(idle);
+
+	if (in_pool) {
+		cpu = scx_bpf_pick_idle_cpu(pm, 0);
+		if (cpu >= 0) {
+			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+			return;
+		}
 	}
 	if ((enq_flags & SCXPOL_ENQ_WAKEUP) && scxpol_pool__preempt(v, p, pool, vtime))
 		return;
@@ -623,17 +693,15 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 			}
 		}
 	}
-	if (flags & SCXPOL_POOL_BORROW) {
-		other = scxpol_pool__union(v, SCXPOL_POOL__LEND);
-		cpu = other ? scx_bpf_pick_idle_cpu(other, 0) : -EBUSY;
+	if (lend && in_lend) {
+		cpu = scx_bpf_pick_idle_cpu(lend, 0);
 		if (cpu >= 0) {
 			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 			return;
 		}
 	}
-	if (flags & SCXPOL_POOL_STEAL) {
-		other = scxpol_pool__union(v, SCXPOL_POOL__STEAL);
-		cpu = other ? scx_bpf_pick_idle_cpu(other, 0) : -EBUSY;
+	if (steal && in_steal) {
+		cpu = scx_bpf_pick_idle_cpu(steal, 0);
 		if (cpu >= 0)
 			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 	}
@@ -653,9 +721,12 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 						struct task_struct *p, struct scxpol_task_ctx *t,
 						s32 pool, u64 enq_flags, u64 slice)
 {
-	const struct cpumask *pm = scxpol_pool_cpumask(v, pool);
+	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
+	struct bpf_cpumask *m = s ? s->cpus : NULL;
+	const struct cpumask *pm = m ? scxpol_cast_mask(m) : NULL;
 	bool restricted = p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids();
 	struct scxpol_vclock *c;
+	u32 flags = 0;
 	u64 vtime;
 	s32 cpu;
 
@@ -680,9 +751,12 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	}
 	scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice, vtime, enq_flags);
 	if (!pm) {
-		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-		if (cpu >= 0)
-			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		/* every CPU serves the shared queue: wake one @p may use, if one is idle */
+		if (scxpol_pool__any_idle(p->cpus_ptr)) {
+			cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+			if (cpu >= 0)
+				scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		}
 		return;
 	}
 	if (restricted) {
@@ -692,7 +766,9 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
-	scxpol_pool__wake(v, p, pool, pm, vtime, enq_flags);
+	if (s)
+		flags = s->desc.flags;
+	scxpol_pool__wake(v, p, pool, flags, pm, vtime, enq_flags);
 }
 
 /* --- ops.dispatch -------------------------------------------------------- */
@@ -735,6 +811,14 @@ static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime)
 {
 	struct task_struct *q;
 
+	/* 7.1+: one DSQ lookup instead of two (the count, then an iterator) */
+	if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
+		q = scx_bpf_dsq_peek(dsq);
+		if (!q)
+			return false;
+		*vtime = q->scx.dsq_vtime;
+		return true;
+	}
 	if (scx_bpf_dsq_nr_queued(dsq) <= 0)
 		return false;
 	bpf_for_each(scx_dsq, q, dsq, 0) {
@@ -773,7 +857,7 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
 		if (!scxpol_time_before(vtime, head))
 			return false;
 	}
-	prev->scx.slice = t->slice;
+	scxpol_task_set_slice(prev, t->slice);
 	return true;
 }
 
@@ -1006,6 +1090,7 @@ static __always_inline int scxpol_pool__fresh(struct scxpol_pool_mask *ms, u64 g
 	if (m)
 		bpf_cpumask_release(m);
 	ms->gen = gen;
+	ms->nr_cpus = 0;
 	return 0;
 }
 
@@ -1014,8 +1099,10 @@ static __always_inline void scxpol_pool__set(struct scxpol_pool_mask *ms, u32 cp
 {
 	struct bpf_cpumask *m = ms->cpus;
 
-	if (m)
+	if (m) {
 		bpf_cpumask_set_cpu(cpu, m);
+		ms->nr_cpus++;
+	}
 }
 
 /* Build the validated plan into half @h for generation @gen. */

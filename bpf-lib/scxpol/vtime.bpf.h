@@ -95,7 +95,7 @@ static __always_inline void scxpol_vclock_advance(struct scxpol_vclock *c, u64 v
 /* A task joining the scheduler (ops.enable) starts at the clock. */
 static __always_inline void scxpol_vtime_enable(struct scxpol_vclock *c, struct task_struct *p)
 {
-	p->scx.dsq_vtime = scxpol_vclock_read(c);
+	scxpol_task_set_vtime(p, scxpol_vclock_read(c));
 }
 
 /*
@@ -128,7 +128,7 @@ static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, str
 	floor = (enq_flags & SCXPOL_ENQ_WAKEUP) ? now - slice : now;
 	if (scxpol_time_before(vtime, floor))
 		vtime = floor;
-	p->scx.dsq_vtime = vtime;
+	scxpol_task_set_vtime(p, vtime);
 	if (enq_flags & SCXPOL_ENQ_HEAD)
 		return vtime - SCXPOL_VTIME_HEAD_LAG;
 	return vtime;
@@ -152,7 +152,7 @@ static __always_inline void scxpol_vtime_running_ctx(struct scxpol_vclock *c, st
 						     struct scxpol_task_ctx *t)
 {
 	if (scxpol_time_before(p->scx.dsq_vtime + SCXPOL_VTIME_HEAD_LAG / 2, scxpol_vclock_read(c)))
-		p->scx.dsq_vtime += SCXPOL_VTIME_HEAD_LAG;
+		scxpol_task_set_vtime(p, p->scx.dsq_vtime + SCXPOL_VTIME_HEAD_LAG);
 	if (t)
 		t->run_start = scxpol_now();
 	if (!t || !(t->flags & SCXPOL_TASKF_BUSY_POLL))
@@ -180,7 +180,7 @@ static __always_inline void scxpol_vtime_stopping_ctx(struct scxpol_vclock *c, s
 	ran = scxpol_now() - t->run_start;
 	t->last_runtime = scxpol_vtime_scale(ran, p->scx.weight);
 	if (c->rule == SCXPOL_VTIME_FAIR)
-		p->scx.dsq_vtime += t->last_runtime;
+		scxpol_task_set_vtime(p, p->scx.dsq_vtime + t->last_runtime);
 	/*
 	 * Still runnable with the slice used up: it did not sleep. A stint
 	 * kept running across slices (nothing else wanted the CPU) counts

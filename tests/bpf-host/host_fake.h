@@ -184,6 +184,11 @@ __weak void scx_bpf_dispatch_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
 __weak bool scx_bpf_consume(u64 dsq_id);
 __weak bool scx_bpf_dispatch_from_dsq(struct bpf_iter_scx_dsq *it, struct task_struct *p,
 				      u64 dsq_id, u64 enq_flags);
+/* Linux 7.1+: not in the fake either (the library iterates the DSQ instead). */
+__weak struct task_struct *scx_bpf_dsq_peek(u64 dsq_id);
+/* Linux 6.19+: not in the fake: the library stores to p->scx as on 6.12. */
+__weak bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice);
+__weak bool scx_bpf_task_set_dsq_vtime(struct task_struct *p, u64 vtime);
 
 __weak struct bpf_cpumask *bpf_cpumask_create(void);
 __weak struct bpf_cpumask *bpf_cpumask_acquire(struct bpf_cpumask *cpumask);
