@@ -11,6 +11,24 @@
  *   burst    switched in                  -> switched out
  * and count switch-outs while runnable (preemptions) and to sleep.
  *
+ * Each wakeup is also classified where it happens, by its target CPU
+ * (task_cpu(p) at sched_wakeup: the run queue it was put on):
+ *   idle     the target CPU was running its idle task (rq->curr->pid == 0):
+ *            the wakee queues behind nobody, its delay is idle exit + IPI +
+ *            (in an emulator) the wait until that vCPU runs again
+ *   remote   the target CPU is not the one that started the wakeup (the CPU
+ *            of sched_waking; of sched_wakeup_new for a new task): unless
+ *            it was idle and polling, the wakee runs only once the target
+ *            took an IPI (to leave idle, or to preempt its current task);
+ *            else local
+ *   queued   sched_wakeup fired on another CPU than sched_waking: the waker
+ *            queued the wakee on the target's wake list (TTWU_QUEUE) and the
+ *            target activated it from its IPI, so the wake delay, which
+ *            starts at sched_wakeup, does not include that IPI
+ * and a second delay is kept from sched_waking (try_to_wake_up's start on
+ * the waker) to switched in, which does include it, whichever path the
+ * kernel took ("waking", and "waking_idle" for idle targets).
+ *
  * The tracepoint prototypes are the same on 6.12 and 7.2:
  *   sched_switch(bool preempt, struct task_struct *prev,
  *                struct task_struct *next, unsigned int prev_state)
@@ -34,12 +52,23 @@ const volatile s32 filter_cg_level = -1; /* -1: no cgroup filter */
 const volatile u64 filter_cg_id;
 const volatile bool filter_pids;
 
+/* lat_task.wake: what the pending wakeup was */
+#define WAKE_IDLE 1   /* the target CPU ran its idle task */
+#define WAKE_REMOTE 2 /* the target CPU is not the waker's */
+#define WAKE_QUEUED 4 /* activated on another CPU than sched_waking's */
+
 /* Per-task timestamps (ns, bpf_ktime_get_ns); 0 = unknown. */
 struct task_lat {
 	u64 runnable_at; /* woken or switched out runnable */
 	u64 running_at;  /* switched in */
+	u64 waking_at;   /* sched_waking (or sched_wakeup_new) of the pending wakeup */
+	u32 waking_cpu;  /* the CPU of that sched_waking, + 1; 0 = none */
+	u8 wake;         /* WAKE_* of the pending wakeup */
 	bool woken;      /* runnable_at is a wakeup, not a preemption */
 };
+
+/* The per-CPU run queues: is a CPU running its idle task right now? */
+extern const struct rq runqueues __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -162,7 +191,21 @@ static __always_inline struct task_lat *task_lat(struct task_struct *p)
 	return t;
 }
 
-static __always_inline int on_wakeup(struct task_struct *p)
+/* @cpu runs its idle task (pid 0); false if that cannot be read */
+static __always_inline bool cpu_idle(u32 cpu)
+{
+	struct rq *rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	struct task_struct *curr;
+
+	if (!rq)
+		return false;
+	curr = BPF_CORE_READ(rq, curr);
+	return curr && BPF_CORE_READ(curr, pid) == 0;
+}
+
+/* sched_waking: try_to_wake_up() starts, on the waker's CPU */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(lat_waking, struct task_struct *p)
 {
 	struct task_lat *t;
 
@@ -171,10 +214,45 @@ static __always_inline int on_wakeup(struct task_struct *p)
 	t = task_lat(p);
 	if (!t)
 		return 0;
-	/* already waiting on a run queue since a preemption: keep that start */
-	if (t->runnable_at && !t->woken)
+	t->waking_at = bpf_ktime_get_ns();
+	t->waking_cpu = bpf_get_smp_processor_id() + 1;
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p, bool new)
+{
+	u32 cpu = bpf_get_smp_processor_id(), target, waker;
+	struct task_lat *t;
+	u64 now;
+	u8 wake = 0;
+
+	if (!traced(p))
 		return 0;
-	t->runnable_at = bpf_ktime_get_ns();
+	t = task_lat(p);
+	if (!t)
+		return 0;
+	/* already waiting on a run queue since a preemption: keep that start */
+	if (t->runnable_at && !t->woken) {
+		t->waking_at = 0;
+		t->waking_cpu = 0;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	/* a new task has no sched_waking: it is woken where it is created */
+	if (new || !t->waking_cpu || !t->waking_at || t->waking_at > now) {
+		t->waking_at = now;
+		t->waking_cpu = cpu + 1;
+	}
+	waker = t->waking_cpu - 1;
+	target = BPF_CORE_READ(p, thread_info.cpu);
+	if (cpu_idle(target))
+		wake |= WAKE_IDLE;
+	if (target != waker)
+		wake |= WAKE_REMOTE;
+	if (cpu != waker)
+		wake |= WAKE_QUEUED;
+	t->runnable_at = now;
+	t->wake = wake;
 	t->woken = true;
 	return 0;
 }
@@ -182,13 +260,30 @@ static __always_inline int on_wakeup(struct task_struct *p)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(lat_wakeup, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, false);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(lat_wakeup_new, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, true);
+}
+
+/* a wakeup's delay, switched in at @now, into @g's histograms */
+static __always_inline void wake_done(struct lat_group *g, struct task_lat *t, u64 now)
+{
+	u64 d = now - t->runnable_at, dw;
+
+	hist_add(&g->wake, d);
+	if (t->wake & WAKE_IDLE)
+		hist_add(&g->wake_idle, d);
+	hist_add(t->wake & WAKE_REMOTE ? &g->wake_remote : &g->wake_local, d);
+	if (t->wake & WAKE_QUEUED)
+		__sync_fetch_and_add(&g->wake_queued, 1);
+	dw = t->waking_at && t->waking_at <= t->runnable_at ? now - t->waking_at : d;
+	hist_add(&g->waking, dw);
+	if (t->wake & WAKE_IDLE)
+		hist_add(&g->waking_idle, dw);
 }
 
 SEC("tp_btf/sched_switch")
@@ -213,15 +308,21 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 		t->running_at = 0;
 		t->runnable_at = runnable ? now : 0;
 		t->woken = false;
+		t->waking_at = 0;
+		t->waking_cpu = 0;
 	}
 	if (BPF_CORE_READ(next, pid) && traced(next) && (t = task_lat(next))) {
 		if (t->runnable_at && now >= t->runnable_at) {
 			g = group_of(next);
-			if (g)
-				hist_add(t->woken ? &g->wake : &g->requeue, now - t->runnable_at);
+			if (g && t->woken)
+				wake_done(g, t, now);
+			else if (g)
+				hist_add(&g->requeue, now - t->runnable_at);
 		}
 		t->runnable_at = 0;
 		t->woken = false;
+		t->waking_at = 0;
+		t->waking_cpu = 0;
 		t->running_at = now;
 	}
 	return 0;

@@ -57,7 +57,14 @@ static void usage(FILE *f)
 		"                  [--duration SECS] [--json] [--max-groups N] [-v]\n"
 		"                  [--verifier-stats] [--load-only]\n"
 		"Run-queue delay (runnable -> running), run bursts and preemptions per group,\n"
-		"from sched_wakeup/sched_switch; works under any scheduler.\n"
+		"from sched_waking/sched_wakeup/sched_switch; works under any scheduler.\n"
+		"Wakeups are also split by their target CPU: onto a CPU running its idle\n"
+		"task (IDLE%%, and that delay's p50/p99: no queueing behind other tasks,\n"
+		"only idle exit, IPI and, in an emulator, the wait for that vCPU), onto\n"
+		"another CPU than the waker's (REMOTE%%, which needs an IPI, and the p99 of\n"
+		"those and of the local ones), and activated by the target from\n"
+		"an IPI (QUEUED%%: the kernel's wake list; the wake delay starts after that\n"
+		"IPI; JSON \"waking\" starts at sched_waking and includes it).\n"
 		"  --by cgroup|comm|comm:N  group by cgroup (v2), by comm, or by the first N\n"
 		"                           characters of comm (default comm)\n"
 		"  --filter-comm PREFIX     only tasks whose comm starts with PREFIX\n"
@@ -445,6 +452,21 @@ static void print_json(const struct opts *o, const struct group *g, size_t n, do
 		printf(",\"wake\":");
 		lat_hist_summarize(&g[i].g.wake, &s);
 		lat_summary_json(stdout, &s);
+		printf(",\"wake_idle\":");
+		lat_hist_summarize(&g[i].g.wake_idle, &s);
+		lat_summary_json(stdout, &s);
+		printf(",\"wake_remote\":");
+		lat_hist_summarize(&g[i].g.wake_remote, &s);
+		lat_summary_json(stdout, &s);
+		printf(",\"wake_local\":");
+		lat_hist_summarize(&g[i].g.wake_local, &s);
+		lat_summary_json(stdout, &s);
+		printf(",\"wake_queued\":%llu,\"waking\":", (unsigned long long)g[i].g.wake_queued);
+		lat_hist_summarize(&g[i].g.waking, &s);
+		lat_summary_json(stdout, &s);
+		printf(",\"waking_idle\":");
+		lat_hist_summarize(&g[i].g.waking_idle, &s);
+		lat_summary_json(stdout, &s);
 		printf(",\"requeue\":");
 		lat_hist_summarize(&g[i].g.requeue, &s);
 		lat_summary_json(stdout, &s);
@@ -462,10 +484,16 @@ static double us(__u64 ns)
 	return (double)ns / 1000.0;
 }
 
+/* @n as a percentage of @of (0 when @of is 0) */
+static double pct(__u64 n, __u64 of)
+{
+	return of ? 100.0 * (double)n / (double)of : 0.0;
+}
+
 static void print_table(const struct opts *o, const struct group *g, size_t n, double secs,
 			const char *sched_start, const char *sched_end, __u64 full, __u64 nostor)
 {
-	struct lat_summary rq, b;
+	struct lat_summary rq, b, idle, rem, loc;
 	size_t i;
 
 	printf("scxpol-lat: %.1f s, by %s, scheduler %s", secs,
@@ -473,20 +501,32 @@ static void print_table(const struct opts *o, const struct group *g, size_t n, d
 	if (strcmp(sched_start, sched_end))
 		printf(" (at the end: %s)", sched_end);
 	printf("; times in us\n");
-	printf("%-24s %8s %8s %9s %9s %9s %9s %9s  %8s %9s %9s %9s  %8s %8s\n", "GROUP",
-	       "WAKEUPS", "DELAYS", "p50", "p90", "p99", "p99.9", "max", "BURSTS", "mean", "p50",
-	       "p99", "PREEMPT", "SLEEP");
+	printf("%-24s %8s %8s %9s %9s %9s %9s %9s  %8s %9s %9s %9s  %8s %8s  %6s %9s %9s"
+	       "  %7s %9s %9s  %7s\n",
+	       "GROUP", "WAKEUPS", "DELAYS", "p50", "p90", "p99", "p99.9", "max", "BURSTS", "mean",
+	       "p50", "p99", "PREEMPT", "SLEEP", "IDLE%", "p50", "p99", "REMOTE%", "p99",
+	       "local-p99", "QUEUED%");
 	for (i = 0; i < n; i++) {
+		__u64 wakes = lat_hist_count(&g[i].g.wake);
+
 		lat_hist_summarize(&g[i].rq, &rq);
 		lat_hist_summarize(&g[i].g.burst, &b);
+		lat_hist_summarize(&g[i].g.wake_idle, &idle);
+		lat_hist_summarize(&g[i].g.wake_remote, &rem);
+		lat_hist_summarize(&g[i].g.wake_local, &loc);
 		printf("%-24.24s %8llu %8llu %9.1f %9.1f %9.1f %9.1f %9.1f  %8llu %9.1f %9.1f %9.1f"
-		       "  %8llu %8llu\n",
-		       g[i].name, (unsigned long long)lat_hist_count(&g[i].g.wake),
+		       "  %8llu %8llu  %6.1f %9.1f %9.1f  %7.1f %9.1f %9.1f  %7.1f\n",
+		       g[i].name, (unsigned long long)wakes,
 		       (unsigned long long)rq.count, us(rq.p50), us(rq.p90), us(rq.p99),
 		       us(rq.p999), us(rq.max), (unsigned long long)b.count, us(b.mean),
 		       us(b.p50), us(b.p99), (unsigned long long)g[i].g.preempt,
-		       (unsigned long long)g[i].g.sleep);
+		       (unsigned long long)g[i].g.sleep, pct(idle.count, wakes), us(idle.p50),
+		       us(idle.p99), pct(rem.count, wakes), us(rem.p99), us(loc.p99),
+		       pct(g[i].g.wake_queued, wakes));
 	}
+	printf("IDLE%%: wakeups onto a CPU running its idle task, p50/p99 their delay; REMOTE%%: "
+	       "onto another CPU than the waker's, p99 their delay, local-p99 the others'; "
+	       "QUEUED%%: activated by the target from an IPI (wake list)\n");
 	if (full || nostor)
 		printf("dropped events: %llu (group table full; raise --max-groups), %llu (no task "
 		       "storage)\n", (unsigned long long)full, (unsigned long long)nostor);
@@ -570,7 +610,7 @@ int main(int argc, char **argv)
 	scheduler_name(sched_start, sizeof(sched_start));
 	r = lat_bpf__attach(skel);
 	if (r) {
-		fprintf(stderr, "scxpol-lat: attaching to sched_wakeup/sched_switch failed: %s\n",
+		fprintf(stderr, "scxpol-lat: attaching to sched_waking/sched_wakeup/sched_switch failed: %s\n",
 			strerror(-r));
 		goto out;
 	}

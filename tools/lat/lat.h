@@ -36,6 +36,29 @@ struct lat_group {
 	struct lat_hist requeue;
 	/* run bursts: switched in -> switched out */
 	struct lat_hist burst;
+	/*
+	 * The wakeups of ->wake by target CPU (task_cpu() at sched_wakeup):
+	 * onto a CPU that was running its idle task; onto another CPU than
+	 * the waker's (the CPU of sched_waking, or of sched_wakeup_new), which
+	 * needs an IPI; onto the waker's own CPU (->wake_remote's complement).
+	 */
+	struct lat_hist wake_idle;
+	struct lat_hist wake_remote;
+	struct lat_hist wake_local;
+	/*
+	 * Wakeups that sched_wakeup reported on another CPU than sched_waking:
+	 * queued on the target's wake list and activated there from an IPI
+	 * (TTWU_QUEUE), so their ->wake delay starts after that IPI.
+	 */
+	__u64 wake_queued;
+	/*
+	 * The same wakeups from sched_waking (try_to_wake_up() starting on the
+	 * waker's CPU; sched_wakeup_new for a new task) -> switched in: the
+	 * IPI included whichever way the kernel activated the task. All of
+	 * them, and those onto an idle CPU.
+	 */
+	struct lat_hist waking;
+	struct lat_hist waking_idle;
 };
 
 #endif
