@@ -30,12 +30,7 @@
 
 #include "trace.h"
 
-#define CHECK(cond) do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort(); \
-		} \
-	} while (0)
+#include "fuzz.h"
 
 #define MAX_INV 20000
 #define MAX_US (1ULL << 53)
@@ -48,9 +43,6 @@ static void cleanup(void)
 	unlink(dur_path);
 	rmdir(dir);
 }
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -15,30 +15,9 @@
 
 #include <scxpol/stats.h>
 
-#define CHECK(cond) do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort(); \
-		} \
-	} while (0)
+#include "fuzz.h"
 
-static void quiet(enum scxpol_log_level l, const char *m, void *c)
-{
-	(void)l;
-	(void)m;
-	(void)c;
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	scxpol_log_set(quiet, SCXPOL_LOG_ERROR, NULL);
-	return 0;
-}
+FUZZ_INITIALIZE_QUIET()
 
 static void check_same(const struct scxpol_stats *a, const struct scxpol_stats *b)
 {

@@ -21,25 +21,13 @@
 
 #include <scxpol/pool.h>
 
-#define CHECK(cond) do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort(); \
-		} \
-	} while (0)
+#include "fuzz.h"
 
 #define MAX_LINES 256
 #define MAX_PATH_LEN 160
 
 static char root[128];
 static char sys[192];
-
-static void quiet(enum scxpol_log_level l, const char *m, void *c)
-{
-	(void)l;
-	(void)m;
-	(void)c;
-}
 
 static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -54,9 +42,6 @@ static void cleanup(void)
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -67,7 +52,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	CHECK(mkdtemp(root));
 	snprintf(sys, sizeof(sys), "%s/sys", root);
 	atexit(cleanup);
-	scxpol_log_set(quiet, SCXPOL_LOG_ERROR, NULL);
+	fuzz_quiet_log();
 	return 0;
 }
 
