@@ -291,8 +291,13 @@ static size_t rd_col(const struct reader *r, size_t i)
 	return i < r->nr_fields ? r->col[i] : r->end_col;
 }
 
-/* Parse field @i as milliseconds; @what names the column in messages. */
-static int field_ms(struct reader *r, size_t i, const char *what, uint64_t *us)
+/*
+ * Parse field @i with @parse (0, -EDOM for a negative number, -ERANGE for
+ * a too large one, anything else: not what @kind names); @what names the
+ * column in messages.
+ */
+static int field_num(struct reader *r, size_t i, const char *what, const char *kind,
+		     int (*parse)(const char *, uint64_t *), uint64_t *v)
 {
 	const char *s = r->field[i];
 	char q[64];
@@ -300,7 +305,7 @@ static int field_ms(struct reader *r, size_t i, const char *what, uint64_t *us)
 
 	if (!*s)
 		return rd_err(r, r->col[i], EINVAL, "%s is empty", what);
-	e = faas_parse_ms(s, us);
+	e = parse(s, v);
 	if (e == -EDOM)
 		return rd_err(r, r->col[i], EINVAL, "%s \"%s\" is negative", what,
 			      quote(q, sizeof(q), s));
@@ -308,30 +313,20 @@ static int field_ms(struct reader *r, size_t i, const char *what, uint64_t *us)
 		return rd_err(r, r->col[i], ERANGE, "%s \"%s\" is too large", what,
 			      quote(q, sizeof(q), s));
 	if (e)
-		return rd_err(r, r->col[i], EINVAL, "%s \"%s\" is not a number", what,
-			      quote(q, sizeof(q), s));
+		return rd_err(r, r->col[i], EINVAL, "%s \"%s\" is not %s", what,
+			      quote(q, sizeof(q), s), kind);
 	return 0;
+}
+
+/* Field @i as milliseconds, in microseconds. */
+static int field_ms(struct reader *r, size_t i, const char *what, uint64_t *us)
+{
+	return field_num(r, i, what, "a number", faas_parse_ms, us);
 }
 
 static int field_count(struct reader *r, size_t i, const char *what, uint64_t *v)
 {
-	const char *s = r->field[i];
-	char q[64];
-	int e;
-
-	if (!*s)
-		return rd_err(r, r->col[i], EINVAL, "%s is empty", what);
-	e = parse_count(s, v);
-	if (e == -EDOM)
-		return rd_err(r, r->col[i], EINVAL, "%s \"%s\" is negative", what,
-			      quote(q, sizeof(q), s));
-	if (e == -ERANGE)
-		return rd_err(r, r->col[i], ERANGE, "%s \"%s\" is too large", what,
-			      quote(q, sizeof(q), s));
-	if (e)
-		return rd_err(r, r->col[i], EINVAL, "%s \"%s\" is not a whole number", what,
-			      quote(q, sizeof(q), s));
-	return 0;
+	return field_num(r, i, what, "a whole number", parse_count, v);
 }
 
 static int field_nonempty(struct reader *r, size_t i, const char *what)
