@@ -62,7 +62,8 @@
  * Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU serves the shared
  * queue before the CPU's own pool, so tasks in no pool make progress when
  * every pool is saturated (the watchdog ejects a scheduler that starves a
- * task for 30 s).
+ * task for 30 s); and, that failing, a task stranded or starving in
+ * another pool's queue (scxpol_pool_stranded()).
  */
 #ifndef SCXPOL_POOL_SHARED_EVERY
 #define SCXPOL_POOL_SHARED_EVERY 8
@@ -76,6 +77,7 @@ enum scxpol_pool_source {
 	SCXPOL_POOL_SRC_SHARED, /* the shared queue */
 	SCXPOL_POOL_SRC_STEAL,  /* another STEAL pool's queue */
 	SCXPOL_POOL_SRC_BORROW, /* a BORROW pool's queue, on this LEND pool's CPU */
+	SCXPOL_POOL_SRC_RESCUE, /* a stranded or starving task of another pool */
 };
 
 #define SCXPOL_TASK_QUEUED scxpol_kenum(scx_ent_flags, SCX_TASK_QUEUED)
@@ -467,6 +469,78 @@ static __always_inline void scxpol_pool_enable(struct task_struct *p)
 		scxpol_vtime_enable(c, p);
 }
 
+/* --- a task's pool and its vtime ---------------------------------------- */
+
+/*
+ * How far ahead of its pool's clock a task is queued at most, in slices of
+ * its weighted charge (scxpol_pool_assign()).
+ */
+#ifndef SCXPOL_POOL_MAX_LEAD_SLICES
+#define SCXPOL_POOL_MAX_LEAD_SLICES 2
+#endif
+
+/* The key of @pool's clock in scxpol_pool_clock (any non-pool: the shared clock's). */
+static __always_inline u32 scxpol_pool__clock_key(s32 pool)
+{
+	return pool >= 0 && (u32)pool < scxpol_pool_conf.max_pools ? (u32)pool :
+								      scxpol_pool_conf.max_pools;
+}
+
+/*
+ * Record that @p (context @t) is placed in @pool (SCXPOL_POOL_SHARED: the
+ * shared queue), to be given @slice; from ops.select_cpu and ops.enqueue
+ * (scxpol_pool_select_cpu() and scxpol_pool_enqueue() call it), and from a
+ * policy that places a task itself (a direct dispatch of its own).
+ *
+ * A task's vtime is a position on the clock of the pool it was last placed
+ * in (a new task's, on the shared clock: scxpol_pool_enable()). The clocks
+ * run at different paces (a pool of few busy tasks runs ahead of an
+ * oversubscribed one; CPU-pinned tasks run on the shared clock), so a task
+ * that changes pools (a new task's first placement, a class change, an
+ * affinity that leaves its pool) would carry a vtime that means nothing on
+ * its new clock: seconds ahead of it, it would wait behind every task of the
+ * new pool until that clock caught up, longer than the watchdog allows. So
+ * it keeps its lag, not its vtime: as far behind the new clock as it was
+ * behind the old one (at most @slice: the wakeup floor), as far ahead as it
+ * was ahead. And in any pool its lead is bounded: at most
+ * SCXPOL_POOL_MAX_LEAD_SLICES of its weighted slice charge ahead of the
+ * clock (a task kept running alone for many slices, which the clock does
+ * not follow, would otherwise wait for all of them), so a queued task
+ * reaches the head of its queue within a bounded time.
+ */
+static __always_inline void scxpol_pool_assign(const struct scxpol_pool_view *v,
+					       struct task_struct *p, struct scxpol_task_ctx *t,
+					       s32 pool, u64 slice)
+{
+	u32 from = t ? scxpol_pool__clock_key(t->pool) : 0, to = scxpol_pool__clock_key(pool);
+	struct scxpol_vclock *c, *oc;
+	u64 vtime = p->scx.dsq_vtime, now, lead;
+	s64 lag;
+
+	if (!t)
+		return;
+	t->pool = pool;
+	t->pool_gen = (u32)v->gen;
+	c = bpf_map_lookup_elem(&scxpol_pool_clock, &to);
+	if (!c)
+		return;
+	now = scxpol_vclock_read(c);
+	lead = scxpol_vtime_scale(slice, p->scx.weight) * SCXPOL_POOL_MAX_LEAD_SLICES;
+	if (from != to) {
+		oc = bpf_map_lookup_elem(&scxpol_pool_clock, &from);
+		if (!oc)
+			return;
+		lag = (s64)(vtime - scxpol_vclock_read(oc));
+		if (lag < -(s64)slice)
+			lag = -(s64)slice;
+		vtime = now + (u64)lag;
+	}
+	if (scxpol_time_before(now + lead, vtime))
+		vtime = now + lead;
+	if (vtime != p->scx.dsq_vtime)
+		scxpol_task_set_vtime(p, vtime);
+}
+
 /* --- ops.select_cpu ------------------------------------------------------ */
 
 /* Whether any CPU of @m is idle: one look at the idle mask, cheaper than a failed pick. */
@@ -574,7 +648,8 @@ static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice
  * Tasks in no pool use the kernel's default idle selection. A task whose
  * affinity excludes some CPUs takes only an idle @prev_cpu of its pool; if
  * its affinity misses the pool entirely, the kernel's default selection
- * within its affinity. Records the pool in @t (may be NULL).
+ * within its affinity. Records the pool in @t (may be NULL), moving its
+ * vtime to the pool's clock (scxpol_pool_assign()).
  */
 static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view *v,
 						  struct task_struct *p, struct scxpol_task_ctx *t,
@@ -586,10 +661,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	bool borrowed = false, idle = false;
 	s32 cpu;
 
-	if (t) {
-		t->pool = pm ? pool : SCXPOL_POOL_SHARED;
-		t->pool_gen = (u32)v->gen;
-	}
+	scxpol_pool_assign(v, p, t, pm ? pool : SCXPOL_POOL_SHARED, slice);
 	if (pm && p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids()) {
 		if (bpf_cpumask_intersects(pm, p->cpus_ptr)) {
 			/* the pool's masks ignore affinity: only prev can be checked cheaply */
@@ -710,8 +782,10 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 /*
  * ops.enqueue for a task of @pool (SCXPOL_POOL_SHARED: the shared queue):
  * insert it into the pool's queue at its vtime on the pool's clock
- * (scxpol_vtime_enqueue_ctx(); a task flagged as a busy poller goes one
- * @slice later and counts SCXPOL_STAT_BUSY_POLL_DEMOTE), then make sure a
+ * (scxpol_pool_assign() moves it there from the clock of its previous
+ * pool and bounds its lead, then scxpol_vtime_enqueue_ctx(); a task
+ * flagged as a busy poller goes one @slice later and counts
+ * SCXPOL_STAT_BUSY_POLL_DEMOTE), then make sure a
  * CPU will pick it up soon (see scxpol_pool__wake(): an idle CPU, wakeup
  * preemption, reclaim, lending, stealing). A task pinned to one CPU
  * goes to that CPU's local DSQ: in a queue other CPUs serve first it could
@@ -739,10 +813,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		pm = NULL;
 	if (!pm)
 		pool = SCXPOL_POOL_SHARED;
-	if (t) {
-		t->pool = pool;
-		t->pool_gen = (u32)v->gen;
-	}
+	scxpol_pool_assign(v, p, t, pool, slice);
 	c = scxpol_pool_vclock(pool);
 	vtime = c ? scxpol_vtime_enqueue_ctx(c, p, t, enq_flags, slice) : p->scx.dsq_vtime;
 	if (scxpol_vtime_busy_poll_ctx(t)) {
@@ -829,6 +900,96 @@ static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime)
 }
 
 /*
+ * How long a task may wait at the head of its pool's queue (since it last
+ * started running) before the CPUs of other pools may take it
+ * (scxpol_pool_stranded()).
+ */
+#ifndef SCXPOL_POOL_STARVE_NS
+#define SCXPOL_POOL_STARVE_NS 1000000000ULL
+#endif
+
+/* scxpol_pool__stranded_head() for @h, the first task of @q's queue. */
+static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, struct task_struct *h,
+						  s32 cpu)
+{
+	struct scxpol_task_ctx *t;
+
+	if (!bpf_cpumask_test_cpu((u32)cpu, h->cpus_ptr))
+		return false;
+	if (!qm || !bpf_cpumask_intersects(qm, h->cpus_ptr))
+		return true;
+	t = scxpol_task_ctx(h);
+	return t && scxpol_now() - t->run_start > SCXPOL_POOL_STARVE_NS;
+}
+
+/*
+ * Whether the first task of @q's queue is stranded there and @cpu may run
+ * it: no CPU of @q may (a resize took away every CPU of its pool it is
+ * allowed on; or @q is no longer published), or it has waited there for
+ * SCXPOL_POOL_STARVE_NS (its pool's CPUs do not serve it: say they are
+ * going offline, which the kernel lets no queued task run on while it
+ * waits for an RCU grace period before the hotplug restart). Enqueueing
+ * sends a task whose affinity misses its pool to the shared queue, but a
+ * resize does not requeue the tasks already queued.
+ */
+static __always_inline bool scxpol_pool__stranded_head(const struct scxpol_pool_view *v, s32 q,
+							s32 cpu)
+{
+	const struct cpumask *qm = scxpol_pool_cpumask(v, q);
+	u64 dsq = SCXPOL_DSQ_POOL(q);
+	struct task_struct *h;
+
+	if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
+		h = scx_bpf_dsq_peek(dsq);
+		return h && scxpol_pool__stranded(qm, h, cpu);
+	}
+	if (scx_bpf_dsq_nr_queued(dsq) <= 0)
+		return false;
+	bpf_for_each(scx_dsq, h, dsq, 0) {
+		return scxpol_pool__stranded(qm, h, cpu);
+	}
+	return false;
+}
+
+/*
+ * The starvation guarantee across pools: whether the queue of a pool other
+ * than @cpu's holds, first, a task that @cpu may run and that no CPU of
+ * that pool may, or that waited for SCXPOL_POOL_STARVE_NS
+ * (scxpol_pool__stranded_head()). A queue's other tasks go before it in
+ * vtime order, and its pool's clock passes its vtime within a bounded time
+ * (scxpol_pool_assign() bounds leads), so each such task comes to the head
+ * in turn. scxpol_pool_dispatch_prev() takes such a task every
+ * SCXPOL_POOL_SHARED_EVERY-th dispatch; a policy that keeps a task on a
+ * CPU by itself, without dispatching, should not while this says true.
+ */
+static __always_inline bool scxpol_pool_stranded(const struct scxpol_pool_view *v, s32 cpu)
+{
+	s32 pool = scxpol_pool_of_cpu(v, cpu);
+	u32 q;
+
+	bpf_for(q, 0, scxpol_pool_conf.max_pools) {
+		if ((s32)q != pool && scxpol_pool__stranded_head(v, (s32)q, cpu))
+			return true;
+	}
+	return false;
+}
+
+/* Take a stranded task (scxpol_pool_stranded()) to @cpu; false if there is none. */
+static __always_inline bool scxpol_pool__rescue(const struct scxpol_pool_view *v, s32 cpu,
+						s32 pool)
+{
+	u32 q;
+
+	bpf_for(q, 0, scxpol_pool_conf.max_pools) {
+		/* the head may run here: the move takes it, the first task that may */
+		if ((s32)q != pool && scxpol_pool__stranded_head(v, (s32)q, cpu) &&
+		    scxpol_pool__take(SCXPOL_DSQ_POOL(q), SCXPOL_STAT_DISPATCH_STEAL))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether @prev, whose slice ran out but which is still runnable, should go
  * on running on @cpu of @pool: it is a task of @pool, and its queue is
  * empty or its head is not ahead of @prev (scxpol_vtime_requeue_ctx(), plus
@@ -868,10 +1029,11 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
  * keeps the CPU if it is ahead: scxpol_pool__keep()) -> the shared queue
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
  * (a LEND pool) the queues of BORROW pools, nearest first. Every
- * SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks at the shared queue
- * first. A CPU in no pool serves the shared queue only. Counts where the
- * task came from (SCXPOL_STAT_DISPATCH_*) and returns it (enum
- * scxpol_pool_source).
+ * SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first at the shared
+ * queue, then for a task stranded or starving in another pool's queue
+ * (scxpol_pool_stranded(); counted as a steal). A CPU in no pool serves the
+ * shared queue only (and stranded tasks). Counts where the task came from
+ * (SCXPOL_STAT_DISPATCH_*) and returns it (enum scxpol_pool_source).
  */
 static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
 						     struct task_struct *prev)
@@ -887,6 +1049,8 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 		shared_first = true;
 	if (shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
 		return SCXPOL_POOL_SRC_SHARED;
+	if (shared_first && scxpol_pool__rescue(v, cpu, pool))
+		return SCXPOL_POOL_SRC_RESCUE;
 	if (scxpol_pool__keep(v, prev, pool))
 		return SCXPOL_POOL_SRC_KEEP;
 	s = scxpol_pool__slot(v, pool);

@@ -114,10 +114,8 @@ static __always_inline s32 ads_wake_affine(const struct scxpol_pool_view *v, str
 	wt = scxpol_task_ctx(bpf_get_current_task_btf());
 	if (!wt || wt->pool != ADS_POOL_LC)
 		return -1;
-	if (t) {
-		t->pool = ADS_POOL_LC;
-		t->pool_gen = (u32)v->gen;
-	}
+	/* its vtime moves to the lc clock if it was placed elsewhere before */
+	scxpol_pool_assign(v, p, t, ADS_POOL_LC, pl->slice);
 	scxpol_dsq_insert(p, SCX_DSQ_LOCAL, pl->slice, pl->head ? SCXPOL_ENQ_HEAD : 0);
 	scxpol_stat_user_inc(ADS_STAT_WAKE_AFFINE);
 	return cpu;
@@ -156,7 +154,11 @@ void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
 /*
  * An lc task whose slice ran out on an lc CPU keeps it while no other lc
  * work waits: ops.dispatch runs before the kernel queues @prev again, so
- * the lc queue looks empty and the CPU would fetch bg work instead.
+ * the lc queue looks empty and the CPU would fetch bg work instead. Nor
+ * while the head of the bg queue may run here and is stranded there (a
+ * resize took away every bg CPU it may run on) or has waited there for
+ * SCXPOL_POOL_STARVE_NS (scxpol_pool_stranded()): the CPU then steals it,
+ * where keeping @prev would starve it.
  */
 static __always_inline bool ads_keep_prev(const struct scxpol_pool_view *v, s32 cpu,
 					  struct task_struct *prev)
@@ -168,7 +170,7 @@ static __always_inline bool ads_keep_prev(const struct scxpol_pool_view *v, s32 
 		return false;
 	t = scxpol_task_ctx(prev);
 	return t && t->pool == ADS_POOL_LC && !scxpol_pool_depth(ADS_POOL_LC) &&
-	       !scxpol_pool_depth(SCXPOL_POOL_SHARED);
+	       !scxpol_pool_depth(SCXPOL_POOL_SHARED) && !scxpol_pool_stranded(v, cpu);
 }
 
 void SCXPOL_OPS(ads_dispatch, s32 cpu, struct task_struct *prev)

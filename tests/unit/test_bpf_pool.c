@@ -773,7 +773,8 @@ static void test_wakeup_preempts_a_later_task(void **state)
 	poll->scx.dsq_vtime = 50 * MS;
 	running(poll);
 	assert_int_equal(scxpol_pool_vclock(0)->now, 50 * MS);
-	/* a task waking on CPU 1 comes in at 45 ms: it preempts */
+	/* a task of d0 waking on CPU 1 comes in at 45 ms: it preempts */
+	scxpol_task_ctx(w)->pool = 0;
 	enqueue(w, 0, SCX_ENQ_WAKEUP);
 	assert_int_equal(w->scx.dsq_vtime, 45 * MS);
 	assert_int_equal(fake_nr_kicks(), 1);
@@ -790,6 +791,113 @@ static void test_wakeup_preempts_a_later_task(void **state)
 	stopping(poll, false);
 	enqueue(task(4, 1), 0, SCX_ENQ_WAKEUP);
 	assert_int_equal(fake_nr_kicks(), 1);
+}
+
+/*
+ * A new task starts on the shared clock, which CPU-pinned tasks (placed in
+ * no pool) drive ahead of an oversubscribed pool's clock: joining that pool
+ * it must come in at the pool's clock, not seconds ahead of every task
+ * queued there (it would wait until the pool's clock caught up: a
+ * watchdog stall).
+ */
+static void test_new_task_joins_at_its_pools_clock(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	const s32 pin[] = { 0 };
+	struct task_struct *pinned = task(0, 0), *hog = task(1, 2), *fresh = task(2, 2);
+	struct scxpol_pool_view v;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	/* a pinned task ran 30 s on its own CPU: the shared clock is there */
+	fake_task_allow(pinned, pin, 1);
+	enqueue(pinned, 0, 0);
+	pinned->scx.dsq_vtime = 30000 * MS;
+	running(pinned);
+	assert_int_equal(scxpol_pool_vclock(SCXPOL_POOL_SHARED)->now, 30000 * MS);
+	/* d1's clock is at 2 s */
+	enqueue(hog, 1, 0);
+	hog->scx.dsq_vtime = 2000 * MS;
+	running(hog);
+	assert_int_equal(scxpol_pool_vclock(1)->now, 2000 * MS);
+	/* a task forked now starts at the shared clock, and joins d1 at d1's */
+	scxpol_pool_enable(fresh);
+	assert_int_equal(fresh->scx.dsq_vtime, 30000 * MS);
+	enqueue(fresh, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(fresh->scx.dsq_vtime, 2000 * MS);
+	assert_int_equal(scxpol_task_ctx(fresh)->pool, 1);
+	/* the same through ops.select_cpu (a direct dispatch never enqueues) */
+	fresh = task(3, 2);
+	scxpol_pool_enable(fresh);
+	select_cpu(fresh, 1, 2);
+	assert_int_equal(fresh->scx.dsq_vtime, 2000 * MS);
+	/* and a policy's own placement */
+	fresh = task(4, 2);
+	scxpol_pool_enable(fresh);
+	v = view();
+	scxpol_pool_assign(&v, fresh, scxpol_task_ctx(fresh), 1, SLICE);
+	assert_int_equal(fresh->scx.dsq_vtime, 2000 * MS);
+}
+
+/* A task moving between pools keeps its lag behind or lead over the clock. */
+static void test_pool_change_keeps_lag(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct task_struct *a = task(0, 0), *b = task(1, 2), *p = task(2, 0), *q = task(3, 0);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	/* d0's clock is at 9 s, d1's at 100 ms */
+	a->scx.dsq_vtime = 9000 * MS;
+	scxpol_task_ctx(a)->pool = 0;
+	running(a);
+	b->scx.dsq_vtime = 100 * MS;
+	scxpol_task_ctx(b)->pool = 1;
+	running(b);
+	/* 3 ms ahead of d0's clock: 3 ms ahead of d1's */
+	scxpol_task_ctx(p)->pool = 0;
+	p->scx.dsq_vtime = 9003 * MS;
+	enqueue(p, 1, 0);
+	assert_int_equal(p->scx.dsq_vtime, 103 * MS);
+	/* long behind d0's: the wakeup floor of d1 */
+	scxpol_task_ctx(q)->pool = 0;
+	q->scx.dsq_vtime = 10 * MS;
+	enqueue(q, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(q->scx.dsq_vtime, 100 * MS - SLICE);
+	/* and back: 3 ms ahead of d1's is 3 ms ahead of d0's */
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(2), q);
+	assert_ptr_equal(fake_local_pop(2), p);
+	enqueue(p, 0, 0);
+	assert_int_equal(p->scx.dsq_vtime, 9003 * MS);
+}
+
+/*
+ * A queued task's lead over its pool's clock is bounded: one that ran alone
+ * for seconds (kept on its CPU, the clock did not follow) does not wait for
+ * all of them once others come.
+ */
+static void test_lead_is_bounded(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-3", NULL } };
+	struct task_struct *p = task(0, 0), *light = task(1, 0);
+
+	(void)state;
+	publish_ok(plan, 1);
+	busy("0-3");
+	scxpol_task_ctx(p)->pool = 0;
+	p->scx.dsq_vtime = 5000 * MS;
+	enqueue(p, 0, 0);
+	assert_int_equal(p->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * SLICE);
+	/* in its weighted charge: a light task may be further ahead */
+	light->scx.weight = 50;
+	scxpol_task_ctx(light)->pool = 0;
+	light->scx.dsq_vtime = 5000 * MS;
+	enqueue(light, 0, 0);
+	assert_int_equal(light->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * 2 * SLICE);
 }
 
 /* --- dispatch ------------------------------------------------------------------------ */
@@ -906,6 +1014,89 @@ static void test_shared_first_every_nth_dispatch(void **state)
 	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
 }
 
+/*
+ * A resize can leave a queued task in a pool none of whose CPUs it may run
+ * on (it was queued there when the pool had one): the other pools' CPUs
+ * take it on their SCXPOL_POOL_SHARED_EVERY-th dispatch, however busy
+ * their own pool; also from the queue of a pool no longer published.
+ */
+static void test_resize_stranded_task_is_rescued(void **state)
+{
+	const struct tpool before[] = { { "d0", 0, "0-2", NULL }, { "d1", 0, "3", NULL },
+					{ "d2", 0, "4-5", NULL } };
+	const struct tpool after[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-5", NULL } };
+	const s32 two[] = { 2, 3 };
+	struct task_struct *p = task(0, 2), *gone = task(1, 4);
+	struct scxpol_pool_view v;
+	int i;
+
+	(void)state;
+	publish_ok(before, 3);
+	busy("0-5");
+	/* allowed on 2 and 3: queued on d0, which has CPU 2 */
+	fake_task_allow(p, two, 2);
+	enqueue(p, 0, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 1);
+	enqueue(gone, 2, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(2)), 1);
+	v = view();
+	assert_false(scxpol_pool_stranded(&v, 3));
+	/* CPU 2 moves to d1, d2 goes: no CPU of d0 may run p, nor any of d2 */
+	publish_ok(after, 2);
+	v = view();
+	assert_true(scxpol_pool_stranded(&v, 2));
+	assert_true(scxpol_pool_stranded(&v, 4));
+	/* d1 is busy: its CPU 3 serves its own queue, then rescues p */
+	for (i = 0; i < 16; i++)
+		enqueue(task(2 + i, 3), 1, 0);
+	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
+		assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_RESCUE);
+	assert_ptr_equal(fake_local_at(3, SCXPOL_POOL_SHARED_EVERY - 1), p);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 0);
+	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
+		assert_int_equal(dispatch(5), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(5), SCXPOL_POOL_SRC_RESCUE);
+	assert_ptr_equal(fake_local_at(5, SCXPOL_POOL_SHARED_EVERY - 1), gone);
+	v = view();
+	assert_false(scxpol_pool_stranded(&v, 2));
+}
+
+/*
+ * A task its pool's CPUs do not serve (say they are going offline) is
+ * taken by another pool's CPU once it waited SCXPOL_POOL_STARVE_NS at the
+ * head of its queue; not before.
+ */
+static void test_starving_head_is_rescued(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct task_struct *p = task(0, 0);
+	struct scxpol_pool_view v;
+	int i;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	/* it last started running now */
+	scxpol_task_ctx(p)->run_start = scxpol_now();
+	enqueue(p, 0, 0);
+	for (i = 0; i < 20; i++)
+		enqueue(task(1 + i, 2), 1, 0);
+	fake_advance(SCXPOL_POOL_STARVE_NS - MS);
+	v = view();
+	assert_false(scxpol_pool_stranded(&v, 2));
+	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
+		assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	fake_advance(2 * MS);
+	v = view();
+	assert_true(scxpol_pool_stranded(&v, 2));
+	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
+		assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_RESCUE);
+	assert_ptr_equal(fake_local_at(2, 2 * SCXPOL_POOL_SHARED_EVERY - 1), p);
+}
+
 static void test_dispatch_respects_affinity(void **state)
 {
 	const s32 only1[] = { 1, 3 };
@@ -954,10 +1145,10 @@ static void test_prev_keeps_cpu_when_ahead(void **state)
 	p = run_on(task(0, 0), 0, 0);
 	fake_advance(5 * MS);
 	p->scx.slice = 0;
-	/* q waits at 20 ms; p would be requeued at 5 ms: p goes on */
-	q->scx.dsq_vtime = 20 * MS;
+	/* q waits at 8 ms; p would be requeued at 5 ms: p goes on */
+	q->scx.dsq_vtime = 8 * MS;
 	enqueue(q, 0, SCX_ENQ_WAKEUP);
-	assert_int_equal(q->scx.dsq_vtime, 20 * MS);
+	assert_int_equal(q->scx.dsq_vtime, 8 * MS);
 	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_KEEP);
 	assert_int_equal(p->scx.slice, SLICE);
 	assert_int_equal(fake_local_count(0), 0);
@@ -1119,11 +1310,16 @@ int main(void)
 		cmocka_unit_test_setup(test_enqueue_demotes_busy_poller, setup_4),
 		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
 		cmocka_unit_test_setup(test_wakeup_preempts_a_later_task, setup_4),
+		cmocka_unit_test_setup(test_new_task_joins_at_its_pools_clock, setup_4),
+		cmocka_unit_test_setup(test_pool_change_keeps_lag, setup_4),
+		cmocka_unit_test_setup(test_lead_is_bounded, setup_4),
 		cmocka_unit_test_setup(test_dispatch_own_shared_then_steal_nearest, setup_llc3),
 		cmocka_unit_test_setup(test_steal_follows_each_pools_order, setup_llc3),
 		cmocka_unit_test_setup(test_enqueue_wakes_a_stealer, setup_llc3),
 		cmocka_unit_test_setup(test_exclusive_domains_never_steal, setup_llc3),
 		cmocka_unit_test_setup(test_shared_first_every_nth_dispatch, setup_llc3),
+		cmocka_unit_test_setup(test_resize_stranded_task_is_rescued, setup_llc3),
+		cmocka_unit_test_setup(test_starving_head_is_rescued, setup_4),
 		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_when_ahead, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_rather_than_steal, setup_llc3),
