@@ -909,8 +909,8 @@ static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime)
 #endif
 
 /* scxpol_pool__stranded_head() for @h, the first task of @q's queue. */
-static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, struct task_struct *h,
-						  s32 cpu)
+static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, u32 qflags,
+						  struct task_struct *h, s32 cpu)
 {
 	struct scxpol_task_ctx *t;
 
@@ -918,6 +918,9 @@ static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, stru
 		return false;
 	if (!qm || !bpf_cpumask_intersects(qm, h->cpus_ptr))
 		return true;
+	/* an exclusive pool's tasks wait for its own CPUs, however long */
+	if (qflags == SCXPOL_POOL_EXCLUSIVE)
+		return false;
 	t = scxpol_task_ctx(h);
 	return t && scxpol_now() - t->run_start > SCXPOL_POOL_STARVE_NS;
 }
@@ -925,8 +928,8 @@ static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, stru
 /*
  * Whether the first task of @q's queue is stranded there and @cpu may run
  * it: no CPU of @q may (a resize took away every CPU of its pool it is
- * allowed on; or @q is no longer published), or it has waited there for
- * SCXPOL_POOL_STARVE_NS (its pool's CPUs do not serve it: say they are
+ * allowed on; or @q is no longer published), or, @q not being exclusive,
+ * it has waited there for SCXPOL_POOL_STARVE_NS (its pool's CPUs do not serve it: say they are
  * going offline, which the kernel lets no queued task run on while it
  * waits for an RCU grace period before the hotplug restart). Enqueueing
  * sends a task whose affinity misses its pool to the shared queue, but a
@@ -936,17 +939,18 @@ static __always_inline bool scxpol_pool__stranded_head(const struct scxpol_pool_
 							s32 cpu)
 {
 	const struct cpumask *qm = scxpol_pool_cpumask(v, q);
+	u32 qflags = scxpol_pool_flags(v, q);
 	u64 dsq = SCXPOL_DSQ_POOL(q);
 	struct task_struct *h;
 
 	if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
 		h = scx_bpf_dsq_peek(dsq);
-		return h && scxpol_pool__stranded(qm, h, cpu);
+		return h && scxpol_pool__stranded(qm, qflags, h, cpu);
 	}
 	if (scx_bpf_dsq_nr_queued(dsq) <= 0)
 		return false;
 	bpf_for_each(scx_dsq, h, dsq, 0) {
-		return scxpol_pool__stranded(qm, h, cpu);
+		return scxpol_pool__stranded(qm, qflags, h, cpu);
 	}
 	return false;
 }

@@ -1065,16 +1065,16 @@ static void test_resize_stranded_task_is_rescued(void **state)
 /*
  * A task its pool's CPUs do not serve (say they are going offline) is
  * taken by another pool's CPU once it waited SCXPOL_POOL_STARVE_NS at the
- * head of its queue; not before.
+ * head of its queue; not before; and never out of an exclusive pool.
+ * Returns what d1's CPU 2 took on its last dispatch past that time.
  */
-static void test_starving_head_is_rescued(void **state)
+static int starving_head(u32 flags)
 {
-	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	const struct tpool plan[] = { { "d0", flags, "0-1", NULL }, { "d1", flags, "2-3", NULL } };
 	struct task_struct *p = task(0, 0);
 	struct scxpol_pool_view v;
 	int i;
 
-	(void)state;
 	publish_ok(plan, 2);
 	busy("0-3");
 	/* it last started running now */
@@ -1085,16 +1085,27 @@ static void test_starving_head_is_rescued(void **state)
 	fake_advance(SCXPOL_POOL_STARVE_NS - MS);
 	v = view();
 	assert_false(scxpol_pool_stranded(&v, 2));
-	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
+	for (i = 0; i < SCXPOL_POOL_SHARED_EVERY; i++)
 		assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
-	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
 	fake_advance(2 * MS);
 	v = view();
-	assert_true(scxpol_pool_stranded(&v, 2));
+	assert_int_equal(scxpol_pool_stranded(&v, 2), flags != SCXPOL_POOL_EXCLUSIVE);
 	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
 		assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
-	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_RESCUE);
-	assert_ptr_equal(fake_local_at(2, 2 * SCXPOL_POOL_SHARED_EVERY - 1), p);
+	return dispatch(2);
+}
+
+static void test_starving_head_is_rescued(void **state)
+{
+	(void)state;
+	assert_int_equal(starving_head(SCXPOL_POOL_STEAL), SCXPOL_POOL_SRC_RESCUE);
+	assert_ptr_equal(fake_local_at(2, 2 * SCXPOL_POOL_SHARED_EVERY - 1), &tasks[0]);
+}
+
+static void test_exclusive_head_waits(void **state)
+{
+	(void)state;
+	assert_int_equal(starving_head(SCXPOL_POOL_EXCLUSIVE), SCXPOL_POOL_SRC_POOL);
 }
 
 static void test_dispatch_respects_affinity(void **state)
@@ -1320,6 +1331,7 @@ int main(void)
 		cmocka_unit_test_setup(test_shared_first_every_nth_dispatch, setup_llc3),
 		cmocka_unit_test_setup(test_resize_stranded_task_is_rescued, setup_llc3),
 		cmocka_unit_test_setup(test_starving_head_is_rescued, setup_4),
+		cmocka_unit_test_setup(test_exclusive_head_waits, setup_4),
 		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_when_ahead, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_rather_than_steal, setup_llc3),
