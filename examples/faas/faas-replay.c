@@ -4,11 +4,13 @@
  * assigning each invocation a scheduling domain by IAT consistent hashing,
  * and report latency, worker duration, cost and core reuse.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <scxpol/cli.h>
 #include <scxpol/pool.h>
@@ -48,12 +50,16 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"Domains (IAT consistent hashing):\n"
 		"  --domains N          N exclusive domains over the online CPUs (default 1)\n"
 		"  --plan \"d0=0-1 d1=2-3\" the domains as a pool plan instead\n"
-		"  --capacity N         concurrent invocations per domain (default: its CPUs)\n"
+		"  --capacity N|Nx      concurrent invocations per domain: N, or N per CPU\n"
+		"                       of the domain (default 1x: its CPUs)\n"
 		"  --bucket-ms X        IAT bucket size (default 100)\n"
 		"  --iat-alpha X        EWMA weight of the newest IAT, (0,1] (default 0.5;\n"
 		"                       1 = the last IAT)\n"
 		"  --home-scan          scan all domains from the bucket's home domain\n"
 		"                       (default: from domain 0, as the paper)\n"
+		"  --overflow shared|hold  an invocation no domain has capacity for runs at\n"
+		"                       once on the shared queue (default, the paper), or\n"
+		"                       waits until a domain has, in arrival order\n"
 		"Replay:\n"
 		"  --time-scale X       multiply arrival times by X (default 1)\n"
 		"  --cgroup-root DIR    run invocation I in cgroup DIR/inv-I (cgroup v2;\n"
@@ -117,7 +123,7 @@ struct domains {
 
 /* Domains from the library's pool plan: exclusive CPU sets. */
 static int make_domains(unsigned int n, const char *plan_text, unsigned long long capacity,
-			struct domains *d)
+			bool per_cpu, struct domains *d)
 {
 	struct scxpol_pool_plan *plan = NULL;
 	struct scxpol_topo *topo;
@@ -158,8 +164,9 @@ static int make_domains(unsigned int n, const char *plan_text, unsigned long lon
 	if (off + 16 < sizeof(d->desc))
 		off += (size_t)snprintf(d->desc + off, sizeof(d->desc) - off, ", capacity");
 	for (i = 0; i < d->n; i++) {
-		d->capacity[i] = capacity ? (unsigned int)capacity
-					  : scxpol_cpuset_count(scxpol_pool_plan_cpus(plan, i));
+		unsigned int cpus = scxpol_cpuset_count(scxpol_pool_plan_cpus(plan, i));
+
+		d->capacity[i] = per_cpu ? (unsigned int)capacity * cpus : (unsigned int)capacity;
 		if (off + 16 < sizeof(d->desc))
 			off += (size_t)snprintf(d->desc + off, sizeof(d->desc) - off, " %u",
 						d->capacity[i]);
@@ -174,7 +181,7 @@ enum {
 	O_TRACE = 256, O_FORMAT, O_DURATIONS, O_MINUTES, O_MINUTE_MS, O_MAX_FUNCS, O_DUR_SCALE,
 	O_SKIP_MISSING, O_KIND_MIX, O_SEED, O_DOMAINS, O_PLAN, O_CAPACITY, O_BUCKET, O_ALPHA,
 	O_HOME_SCAN, O_TIME_SCALE, O_CGROUP_ROOT, O_SINK, O_PIN_ROOT, O_MT_THREADS, O_IO_RATIO,
-	O_OUT, O_ITERS, O_CALIBRATE,
+	O_OUT, O_ITERS, O_CALIBRATE, O_OVERFLOW,
 };
 
 /* The command line's values. */
@@ -183,6 +190,7 @@ struct args {
 	struct faas_replay_opts ro;
 	const char *trace_path, *durations, *plan_text, *out_path, *sink_arg, *pin_root;
 	unsigned long long nr_domains, capacity;
+	bool capacity_per_cpu; /* --capacity Nx */
 	bool azure, seed_set, calibrate_only;
 };
 
@@ -256,9 +264,29 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case O_PLAN:
 		a->plan_text = arg;
 		break;
-	case O_CAPACITY:
-		if (scxpol_cli_parse_uint("--capacity", arg, 1, 1000000, &a->capacity))
-			return scxpol_cli_usage_error(c);
+	case O_CAPACITY: {
+		char *end;
+
+		errno = 0;
+		a->capacity = strtoull(arg, &end, 10);
+		a->capacity_per_cpu = *end == 'x';
+		if (errno || end == arg || !isdigit((unsigned char)*arg) || end[a->capacity_per_cpu] ||
+		    a->capacity < 1 || a->capacity > (a->capacity_per_cpu ? 1000 : 1000000)) {
+			fprintf(stderr, "faas-replay: --capacity '%s': want N in 1..1000000, or Nx "
+					"(N per CPU) with N in 1..1000\n", arg);
+			return 2;
+		}
+		break;
+	}
+	case O_OVERFLOW:
+		if (!strcmp(arg, "shared")) {
+			a->ro.overflow = FAAS_OVERFLOW_SHARED;
+		} else if (!strcmp(arg, "hold")) {
+			a->ro.overflow = FAAS_OVERFLOW_HOLD;
+		} else {
+			fprintf(stderr, "faas-replay: --overflow '%s': want shared or hold\n", arg);
+			return 2;
+		}
 		break;
 	case O_BUCKET:
 		if (scxpol_cli_parse_double("--bucket-ms", arg, 0, 86400000, &x))
@@ -335,6 +363,7 @@ int main(int argc, char **argv)
 		{ "bucket-ms", required_argument, NULL, O_BUCKET },
 		{ "iat-alpha", required_argument, NULL, O_ALPHA },
 		{ "home-scan", no_argument, NULL, O_HOME_SCAN },
+		{ "overflow", required_argument, NULL, O_OVERFLOW },
 		{ "time-scale", required_argument, NULL, O_TIME_SCALE },
 		{ "cgroup-root", required_argument, NULL, O_CGROUP_ROOT },
 		{ "sink", required_argument, NULL, O_SINK },
@@ -356,6 +385,8 @@ int main(int argc, char **argv)
 		},
 		.sink_arg = "none",
 		.nr_domains = 1,
+		.capacity = 1,
+		.capacity_per_cpu = true,
 	};
 	/* a replay loads no policy: of the common options, -v and -h */
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "faas-replay", .usage = usage, .options = longopts,
@@ -366,6 +397,7 @@ int main(int argc, char **argv)
 	struct faas_trace *trace = NULL;
 	struct domains dom = { 0 };
 	struct faas_summary sum;
+	struct rlimit nofile;
 	char err[FAAS_ERR_LEN];
 	double x;
 	int r, ret = 1;
@@ -415,8 +447,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (make_domains((unsigned int)a.nr_domains, a.plan_text, a.capacity, &dom))
+	if (make_domains((unsigned int)a.nr_domains, a.plan_text, a.capacity, a.capacity_per_cpu,
+			 &dom))
 		goto out;
+	/* every held invocation keeps its prewarmed body's go pipe open */
+	if (a.ro.overflow == FAAS_OVERFLOW_HOLD && !getrlimit(RLIMIT_NOFILE, &nofile) &&
+	    nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &nofile))
+			fprintf(stderr, "faas-replay: warning: cannot raise the open file limit to "
+					"%llu: %s\n", (unsigned long long)nofile.rlim_max,
+				strerror(errno));
+	}
 	if (a.azure)
 		r = faas_trace_load_azure(a.trace_path, a.durations, &a.az, &trace, err,
 					  sizeof(err));

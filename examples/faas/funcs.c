@@ -304,8 +304,10 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	char c;
 
 	if (pipe2(go, O_CLOEXEC))
-		return faas_errf(err, errlen, errno, "invocation %llu: pipe: %s",
-				 (unsigned long long)id, strerror(errno));
+		return faas_errf(err, errlen, errno, "invocation %llu: pipe: %s%s",
+				 (unsigned long long)id, strerror(errno),
+				 errno == EMFILE ? " (every body waiting for its release holds "
+						   "one; raise the limit: ulimit -n)" : "");
 	pid = fork();
 	if (pid < 0) {
 		r = errno;

@@ -270,6 +270,16 @@ void faas_iat_get_stats(const struct faas_iat *p, struct faas_iat_stats *st)
 	st->buckets = p->nr_lists;
 }
 
+bool faas_iat_fits(const struct faas_iat *p, unsigned int cpus)
+{
+	unsigned int d;
+
+	for (d = 0; d < p->cfg.nr_domains; d++)
+		if (cpus <= p->capacity[d])
+			return true;
+	return false;
+}
+
 /* can_serve_and_acquire() of the paper */
 static bool acquire(struct faas_iat *p, unsigned int d, unsigned int cpus)
 {
@@ -310,42 +320,18 @@ static int cache_domain(struct faas_iat *p, uint64_t bucket, unsigned int d)
 	return 0;
 }
 
-int faas_iat_assign(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arrival_us,
-		    unsigned int cpus, int *domain)
+/*
+ * Algorithm 3's choice for an invocation of @bucket needing @cpus: a cached
+ * domain of the bucket, else the scan over all domains, acquiring it and
+ * caching it in the bucket; FAAS_DOMAIN_SHARED if none can serve. Returns
+ * the domain, or -ENOMEM (nothing acquired).
+ */
+static int pick(struct faas_iat *p, uint64_t bucket, unsigned int cpus, int *domain)
 {
 	unsigned int n = p->cfg.nr_domains, i, start;
-	struct bucket_list *l;
-	struct func_state *f;
-	uint64_t bucket, *g;
+	struct bucket_list *l = list_of(p, bucket);
 	int d = FAAS_DOMAIN_SHARED;
 
-	if (func >= p->cfg.nr_funcs)
-		return fail(p, EINVAL, "invocation %llu: function %u does not exist (%u functions)",
-			    (unsigned long long)id, func, p->cfg.nr_funcs);
-	if (!cpus)
-		return fail(p, EINVAL, "invocation %llu: needs 0 CPUs", (unsigned long long)id);
-	g = u64map_get(&p->grants, id);
-	if (g)
-		return fail(p, EINVAL, "invocation %llu is already assigned (domain %d)",
-			    (unsigned long long)id, (int)(*g >> 32) - 1);
-	f = &p->funcs[func];
-	if (f->seen && arrival_us < f->last_us)
-		return fail(p, EINVAL,
-			    "invocation %llu: function %u arrives at %llu us, before its previous "
-			    "arrival at %llu us", (unsigned long long)id, func,
-			    (unsigned long long)arrival_us, (unsigned long long)f->last_us);
-
-	if (f->seen) {
-		double gap = (double)(arrival_us - f->last_us);
-
-		f->iat_us = f->have_iat ? p->cfg.alpha * gap + (1 - p->cfg.alpha) * f->iat_us : gap;
-		f->have_iat = true;
-	}
-	f->seen = true;
-	f->last_us = arrival_us;
-	bucket = bucket_of(p, f);
-
-	l = list_of(p, bucket);
 	for (i = 0; l && i < l->n; i++) {
 		if (acquire(p, l->dom[i], cpus)) {
 			d = l->dom[i];
@@ -365,19 +351,103 @@ int faas_iat_assign(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arr
 	}
 	if (d >= 0 && cache_domain(p, bucket, (unsigned int)d)) {
 		p->used[d] -= cpus;
-		return fail(p, ENOMEM, "out of memory");
+		return -ENOMEM;
 	}
-	if (u64map_put(&p->grants, id, ((uint64_t)(d + 1) << 32) | cpus)) {
-		if (d >= 0)
-			p->used[d] -= cpus;
+	*domain = d;
+	return 0;
+}
+
+/* The part of an arrival before the choice: checks, IAT, a grant of the shared queue. */
+static int arrive(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arrival_us,
+		  unsigned int cpus)
+{
+	struct func_state *f;
+	uint64_t *g;
+
+	if (func >= p->cfg.nr_funcs)
+		return fail(p, EINVAL, "invocation %llu: function %u does not exist (%u functions)",
+			    (unsigned long long)id, func, p->cfg.nr_funcs);
+	if (!cpus)
+		return fail(p, EINVAL, "invocation %llu: needs 0 CPUs", (unsigned long long)id);
+	g = u64map_get(&p->grants, id);
+	if (g)
+		return fail(p, EINVAL, "invocation %llu is already assigned (domain %d)",
+			    (unsigned long long)id, (int)(*g >> 32) - 1);
+	f = &p->funcs[func];
+	if (f->seen && arrival_us < f->last_us)
+		return fail(p, EINVAL,
+			    "invocation %llu: function %u arrives at %llu us, before its previous "
+			    "arrival at %llu us", (unsigned long long)id, func,
+			    (unsigned long long)arrival_us, (unsigned long long)f->last_us);
+	if (u64map_put(&p->grants, id, cpus))
 		return fail(p, ENOMEM, "out of memory");
+	if (f->seen) {
+		double gap = (double)(arrival_us - f->last_us);
+
+		f->iat_us = f->have_iat ? p->cfg.alpha * gap + (1 - p->cfg.alpha) * f->iat_us : gap;
+		f->have_iat = true;
 	}
-	if (d >= 0)
+	f->seen = true;
+	f->last_us = arrival_us;
+	return 0;
+}
+
+/* Pick a domain for @g, the grant of a shared invocation of @func. */
+static int repick(struct faas_iat *p, uint64_t *g, uint32_t func, int *domain)
+{
+	unsigned int cpus = (unsigned int)*g;
+
+	if (pick(p, bucket_of(p, &p->funcs[func]), cpus, domain))
+		return fail(p, ENOMEM, "out of memory");
+	if (*domain >= 0)
+		*g = ((uint64_t)(*domain + 1) << 32) | cpus;
+	return 0;
+}
+
+int faas_iat_assign(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arrival_us,
+		    unsigned int cpus, int *domain)
+{
+	int r = arrive(p, id, func, arrival_us, cpus);
+
+	if (r)
+		return r;
+	r = repick(p, u64map_get(&p->grants, id), func, domain);
+	if (r) {
+		u64map_del(&p->grants, id);
+		return r;
+	}
+	if (*domain >= 0)
 		p->st.assigned++;
 	else
 		p->st.shared++;
-	*domain = d;
 	return 0;
+}
+
+int faas_iat_arrive(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arrival_us,
+		    unsigned int cpus)
+{
+	int r = arrive(p, id, func, arrival_us, cpus);
+
+	if (!r)
+		p->st.shared++;
+	return r;
+}
+
+int faas_iat_retry(struct faas_iat *p, uint64_t id, uint32_t func, int *domain)
+{
+	uint64_t *g = u64map_get(&p->grants, id);
+	int r;
+
+	if (func >= p->cfg.nr_funcs)
+		return fail(p, EINVAL, "retry of invocation %llu: function %u does not exist "
+			    "(%u functions)", (unsigned long long)id, func, p->cfg.nr_funcs);
+	if (!g || (int)(*g >> 32) - 1 != FAAS_DOMAIN_SHARED)
+		return fail(p, EINVAL, "retry of invocation %llu: it is not on the shared queue (%s)",
+			    (unsigned long long)id, g ? "it has a domain" : "never assigned, or released");
+	r = repick(p, g, func, domain);
+	if (!r && *domain >= 0)
+		p->st.late++;
+	return r;
 }
 
 int faas_iat_release(struct faas_iat *p, uint64_t id)

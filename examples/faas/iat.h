@@ -19,6 +19,11 @@
  *            domains instead of all filling domain 0 first)
  *   if found: cached[bucket] += d (kept in insertion order, no duplicates)
  *   else: FAAS_DOMAIN_SHARED, the shared queue; counted in stats.shared
+ * An invocation left to the shared queue may try again later, when an
+ * invocation completed (faas_iat_retry(): the same choice for its
+ * function's bucket now, without a new IAT sample), for a control plane
+ * that holds such invocations back until a domain can take them
+ * (faas_iat_arrive() queues one behind them without a choice).
  * "Can serve" is can_serve_and_acquire(): used[d] + cpus <= capacity[d],
  * and on success used[d] += cpus. Capacity is a domain's CPU count or any
  * number of concurrent invocations the caller configures. Release on
@@ -49,7 +54,8 @@ struct faas_iat_stats {
 	uint64_t assigned;   /* invocations given a domain */
 	uint64_t cache_hits; /* ... found in their bucket's cached domains */
 	uint64_t scans;	     /* ... found by the scan over all domains */
-	uint64_t shared;     /* invocations sent to the shared queue */
+	uint64_t shared;     /* invocations given no domain on arrival */
+	uint64_t late;	     /* ... of those, given a domain later by faas_iat_retry() */
 	uint64_t released;
 	uint64_t active;     /* assigned or shared, not yet released */
 	uint64_t buckets;    /* buckets with cached domains */
@@ -77,6 +83,27 @@ int faas_iat_assign(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arr
 		    unsigned int cpus, int *domain);
 
 /*
+ * faas_iat_arrive - invocation @id arrives as for faas_iat_assign() (its
+ * IAT counts), but goes to the shared queue without a choice: for a
+ * control plane that holds invocations in arrival order and has older ones
+ * waiting, which the choice must not overtake. 0, -EINVAL or -ENOMEM as
+ * there.
+ */
+int faas_iat_arrive(struct faas_iat *p, uint64_t id, uint32_t func, uint64_t arrival_us,
+		    unsigned int cpus);
+
+/*
+ * faas_iat_retry - invocation @id of function @func, which
+ * faas_iat_assign() or faas_iat_arrive() left to the shared queue, tries
+ * again for a domain. Stores the domain (it then holds that domain's
+ * capacity, as if assigned) or FAAS_DOMAIN_SHARED (no domain can serve it
+ * yet) in *@domain and returns 0; -EINVAL if @id is not on the shared
+ * queue or @func does not exist, -ENOMEM (reason in faas_iat_error()).
+ * @func must be @id's function: its bucket decides.
+ */
+int faas_iat_retry(struct faas_iat *p, uint64_t id, uint32_t func, int *domain);
+
+/*
  * faas_iat_release - invocation @id completed: give back what it acquired.
  * -ENOENT if @id holds nothing (never assigned, or released twice).
  */
@@ -87,6 +114,13 @@ const char *faas_iat_error(const struct faas_iat *p);
 
 /* faas_iat_used - capacity of domain @d in use now (0 for a bad @d). */
 unsigned int faas_iat_used(const struct faas_iat *p, unsigned int d);
+
+/*
+ * faas_iat_fits - whether some domain could ever serve @cpus (its capacity
+ * is at least that): one that none can runs on the shared queue whenever it
+ * arrives, so a control plane holding invocations must not hold it.
+ */
+bool faas_iat_fits(const struct faas_iat *p, unsigned int cpus);
 
 /* faas_iat_bucket - the bucket function @func's next arrival would use now. */
 uint64_t faas_iat_bucket(const struct faas_iat *p, uint32_t func);

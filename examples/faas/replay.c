@@ -51,6 +51,8 @@ struct run {
 	size_t nr_rm;
 	uint64_t *pend;	     /* arrived, waiting for their bodies to fall asleep */
 	size_t nr_pend;
+	uint64_t *held;	     /* FAAS_OVERFLOW_HOLD: arrived, no domain yet, by arrival */
+	size_t held_head, nr_held; /* held[held_head .. nr_held) wait */
 	uint64_t t0;
 	uint64_t next_scan;  /* next reap() that looks at every body */
 	int rep_fd[2];
@@ -187,31 +189,17 @@ static int release(struct run *R, uint64_t id)
 }
 
 /*
- * Invocation @id arrives: pick its domain and release it. One whose domain
- * goes to the sink waits, pending, until its body is asleep on its go pipe
- * (see faas_body_asleep()); later arrivals go ahead meanwhile.
+ * Invocation @id has its domain: release it. One whose domain goes to the
+ * sink waits, pending, until its body is asleep on its go pipe (see
+ * faas_body_asleep()); later arrivals go ahead meanwhile.
  */
-static int start(struct run *R, uint64_t id)
+static int dispatch(struct run *R, uint64_t id)
 {
-	const struct faas_invocation *inv = &R->o->trace->inv[id];
 	const struct faas_sink *sink = R->o->sink;
-	struct faas_inv_result *res = &R->r->res[id];
-	struct inv_state *st = &R->st[id];
-	unsigned int cpus = inv->kind == FAAS_KIND_MT ? R->o->body.mt_threads : 1;
 	int r;
 
-	if (id == R->next_prep) {
-		r = prepare(R, id);
-		if (r)
-			return r;
-	}
-	r = faas_iat_assign(R->iat, id, inv->func, res->arrival_ns / 1000, cpus, &res->domain);
-	if (r)
-		return fail(R, -r, "%s", faas_iat_error(R->iat));
-	st->granted = true;
-	R->next = id + 1;
-	if (sink && sink->assign && res->domain >= 0) {
-		r = faas_body_asleep(st->pid, R->err, R->errlen);
+	if (sink && sink->assign && R->r->res[id].domain >= 0) {
+		r = faas_body_asleep(R->st[id].pid, R->err, R->errlen);
 		if (r < 0)
 			return r;
 		if (!r) {
@@ -220,6 +208,66 @@ static int start(struct run *R, uint64_t id)
 		}
 	}
 	return release(R, id);
+}
+
+/*
+ * Invocation @id arrives: pick its domain and dispatch it. With
+ * FAAS_OVERFLOW_HOLD one that no domain can take waits for one that can,
+ * behind those that arrived before it.
+ */
+static int start(struct run *R, uint64_t id)
+{
+	const struct faas_invocation *inv = &R->o->trace->inv[id];
+	struct faas_inv_result *res = &R->r->res[id];
+	unsigned int cpus = inv->kind == FAAS_KIND_MT ? R->o->body.mt_threads : 1;
+	/* one no domain can ever take would wait forever: it runs shared at once */
+	bool hold = R->o->overflow == FAAS_OVERFLOW_HOLD && faas_iat_fits(R->iat, cpus);
+	int r;
+
+	if (id == R->next_prep) {
+		r = prepare(R, id);
+		if (r)
+			return r;
+	}
+	if (hold && R->held_head < R->nr_held)
+		r = faas_iat_arrive(R->iat, id, inv->func, res->arrival_ns / 1000, cpus);
+	else
+		r = faas_iat_assign(R->iat, id, inv->func, res->arrival_ns / 1000, cpus,
+				    &res->domain);
+	if (r)
+		return fail(R, -r, "%s", faas_iat_error(R->iat));
+	R->st[id].granted = true;
+	R->next = id + 1;
+	if (hold && res->domain < 0) {
+		R->held[R->nr_held++] = id;
+		return 0;
+	}
+	return dispatch(R, id);
+}
+
+/*
+ * Dispatch held invocations, oldest first, while a domain can take the
+ * oldest: a later one never overtakes it, so none waits forever.
+ */
+static int release_held(struct run *R)
+{
+	int r;
+
+	while (R->held_head < R->nr_held) {
+		uint64_t id = R->held[R->held_head];
+		struct faas_inv_result *res = &R->r->res[id];
+
+		r = faas_iat_retry(R->iat, id, R->o->trace->inv[id].func, &res->domain);
+		if (r)
+			return fail(R, -r, "%s", faas_iat_error(R->iat));
+		if (res->domain < 0)
+			return 0;
+		R->held_head++;
+		r = dispatch(R, id);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 /* Release the pending invocations whose bodies are asleep now. */
@@ -522,9 +570,10 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	R.flight = calloc(o->trace->nr_inv, sizeof(*R.flight));
 	R.rm = calloc(o->trace->nr_inv, sizeof(*R.rm));
 	R.pend = calloc(o->trace->nr_inv, sizeof(*R.pend));
+	R.held = calloc(o->trace->nr_inv, sizeof(*R.held));
 	if (R.r)
 		R.r->res = calloc(o->trace->nr_inv, sizeof(*R.r->res));
-	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm || !R.pend) {
+	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm || !R.pend || !R.held) {
 		r = fail(&R, ENOMEM, "out of memory for %llu invocations",
 			 (unsigned long long)o->trace->nr_inv);
 		goto out;
@@ -593,6 +642,8 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 			r = release_pending(&R, now);
 		if (!r)
 			r = reap(&R, now);
+		if (!r)
+			r = release_held(&R);
 		if (!r && background(&R, now, &r))
 			wake = now; /* there may be more: look again at once */
 		if (r)
@@ -639,6 +690,7 @@ out:
 	free(R.flight);
 	free(R.rm);
 	free(R.pend);
+	free(R.held);
 	if (r) {
 		faas_replay_free(R.r);
 		return r;
@@ -748,7 +800,8 @@ void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->count = r->nr;
 	s->completed = r->completed;
-	s->shared = r->iat.shared;
+	s->shared = r->iat.shared - r->iat.late;
+	s->held = r->iat.late;
 	s->util = r->util;
 	s->run_s = (double)r->run_ns / 1e9;
 	for (i = 0; i < r->nr; i++) {
@@ -786,12 +839,12 @@ void faas_summary_json(const struct faas_summary *s, FILE *f)
 		   "\"e2e_p99_ms\":%.3f,\"e2e_p999_ms\":%.3f,\"e2e_mean_ms\":%.3f,"
 		   "\"worker_mean_ms\":%.3f,\"cpu_util\":%.4f,\"invocation_cost_ms\":%.3f,"
 		   "\"core_reuse\":%.4f,\"core_reuse_n\":%llu,\"core_reuse_of\":%llu,"
-		   "\"shared_queue\":%llu}\n",
+		   "\"shared_queue\":%llu,\"held\":%llu}\n",
 		(unsigned long long)s->count, (unsigned long long)s->completed, s->run_s, s->p50_ms,
 		s->p99_ms, s->p999_ms, s->mean_e2e_ms, s->mean_worker_ms, s->util, s->cost_ms,
 		s->reuse_of ? (double)s->reuse / (double)s->reuse_of : 0.0,
 		(unsigned long long)s->reuse, (unsigned long long)s->reuse_of,
-		(unsigned long long)s->shared);
+		(unsigned long long)s->shared, (unsigned long long)s->held);
 }
 
 void faas_summary_print(const struct faas_summary *s, FILE *f)
@@ -810,5 +863,6 @@ void faas_summary_print(const struct faas_summary *s, FILE *f)
 		s->reuse_of ? 100.0 * (double)s->reuse / (double)s->reuse_of : 0.0,
 		(unsigned long long)s->reuse, (unsigned long long)s->reuse_of);
 	fprintf(f, "shared queue         %llu\n", (unsigned long long)s->shared);
+	fprintf(f, "held for a domain    %llu\n", (unsigned long long)s->held);
 	faas_summary_json(s, f);
 }

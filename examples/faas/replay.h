@@ -12,6 +12,10 @@
  *      body is forked, blocked (funcs.h), and moved into the cgroup.
  *   2. at its arrival, faas_iat_assign() picks a domain (or the shared
  *      queue) from the scheduled arrival; IATs are on the replay's clock.
+ *      With FAAS_OVERFLOW_HOLD, one left to the shared queue (or arriving
+ *      while others are held) is held instead, until faas_iat_retry()
+ *      finds it a domain, oldest first: steps 3 and 4 wait for that. One
+ *      that needs more than any domain's capacity is never held.
  *   3. for a domain >= 0 and a sink: once the body is asleep on its go
  *      pipe (faas_body_asleep(); a body not yet asleep could start working
  *      from a run queue chosen before its hint, and later arrivals go
@@ -29,7 +33,8 @@
  *
  * Measurements (times relative to the replay's start):
  *   arrival: the scheduled arrival; released: when the replay let the
- *   body run (released - arrival is the replay's own lag); start: the
+ *   body run (released - arrival is the replay's own lag, plus the wait
+ *   of a held invocation); start: the
  *   body's first instruction after release (start - released is its wakeup
  *   latency); end: when the body finished.
  *   e2e latency = end - arrival; worker duration = end - start.
@@ -79,6 +84,18 @@ struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root, 
 /* faas_sink_hint_close - close a sink from faas_sink_hint_open() (NULL is fine). */
 void faas_sink_hint_close(struct faas_sink *s);
 
+/* What happens to an invocation no domain has capacity for (iat.h). */
+enum faas_overflow {
+	/* it runs at once, on the shared queue (the paper) */
+	FAAS_OVERFLOW_SHARED,
+	/*
+	 * the control plane holds it, released in arrival order as domains
+	 * free capacity: under overload invocations run about first come,
+	 * first served, at the domains' capacity, instead of all at once
+	 */
+	FAAS_OVERFLOW_HOLD,
+};
+
 struct faas_replay_opts {
 	const struct faas_trace *trace;
 	unsigned int nr_domains;
@@ -86,6 +103,7 @@ struct faas_replay_opts {
 	uint64_t bucket_us;	      /* IAT bucket size */
 	double iat_alpha;	      /* IAT EWMA weight (iat.h) */
 	bool home_scan;		      /* iat.h */
+	enum faas_overflow overflow;
 	double time_scale;	      /* arrivals x this; 0 means 1 */
 	const char *cgroup_root;      /* NULL: bodies stay in the replay's cgroup */
 	const struct faas_sink *sink; /* NULL: none (plain EEVDF runs) */
@@ -120,7 +138,9 @@ struct faas_replay {
 };
 
 struct faas_summary {
-	uint64_t count, completed, shared;
+	uint64_t count, completed;
+	uint64_t shared;	  /* ran on the shared queue */
+	uint64_t held;		  /* waited in the control plane for a domain */
 	double p50_ms, p99_ms, p999_ms, mean_e2e_ms, mean_worker_ms;
 	double util, cost_ms;
 	uint64_t reuse, reuse_of; /* invocations that reused a core, of those that could */

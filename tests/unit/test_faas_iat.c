@@ -176,6 +176,57 @@ static void test_capacity_and_shared_queue(void **state)
 	faas_iat_free(p);
 }
 
+/* A control plane holding invocations: arrive without a choice, retry later. */
+static void test_hold_and_retry(void **state)
+{
+	static const unsigned int cap[] = { 1, 2 };
+	struct faas_iat *p = mk(2, cap, 1.0, 4, false);
+	struct faas_iat_stats st;
+	int d = 42;
+
+	(void)state;
+	assert_true(faas_iat_fits(p, 2));
+	assert_false(faas_iat_fits(p, 3));
+	assert_int_equal(assign(p, 0, 0, 0, 1), 0);
+	assert_int_equal(assign(p, 1, 1, 0, 2), 1);
+	assert_int_equal(assign(p, 2, 2, 0, 1), FAAS_DOMAIN_SHARED);
+	/* older ones wait: no choice for this one, even if a domain had room */
+	assert_int_equal(faas_iat_arrive(p, 3, 3, 0, 1), 0);
+	assert_int_equal(faas_iat_retry(p, 2, 2, &d), 0);
+	assert_int_equal(d, FAAS_DOMAIN_SHARED);
+	assert_int_equal(faas_iat_release(p, 1), 0);
+	/* its bucket (NEW) cached domains 0 then 1: domain 1 has room now */
+	assert_int_equal(faas_iat_retry(p, 2, 2, &d), 0);
+	assert_int_equal(d, 1);
+	assert_int_equal(faas_iat_used(p, 1), 1);
+	assert_int_equal(faas_iat_retry(p, 3, 3, &d), 0);
+	assert_int_equal(d, 1);
+	assert_int_equal(faas_iat_used(p, 1), 2);
+	faas_iat_get_stats(p, &st);
+	assert_int_equal(st.assigned, 2);
+	assert_int_equal(st.shared, 2);
+	assert_int_equal(st.late, 2);
+	assert_int_equal(st.active, 3);
+	/* a retried invocation holds its domain like an assigned one */
+	assert_int_equal(faas_iat_release(p, 2), 0);
+	assert_int_equal(faas_iat_used(p, 1), 1);
+
+	d = 42;
+	assert_int_equal(faas_iat_retry(p, 3, 3, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "retry of invocation 3: it is not on the shared "
+			    "queue (it has a domain)");
+	assert_int_equal(faas_iat_retry(p, 2, 2, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "retry of invocation 2: it is not on the shared "
+			    "queue (never assigned, or released)");
+	assert_int_equal(faas_iat_retry(p, 0, 9, &d), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "retry of invocation 0: function 9 does not exist "
+			    "(4 functions)");
+	assert_int_equal(d, 42);
+	assert_int_equal(faas_iat_arrive(p, 3, 3, 10 * MS, 1), -EINVAL);
+	assert_string_equal(faas_iat_error(p), "invocation 3 is already assigned (domain 1)");
+	faas_iat_free(p);
+}
+
 static void test_assign_errors(void **state)
 {
 	static const unsigned int cap[] = { 1 };
@@ -293,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_home_scan),
 		cmocka_unit_test(test_ewma),
 		cmocka_unit_test(test_capacity_and_shared_queue),
+		cmocka_unit_test(test_hold_and_retry),
 		cmocka_unit_test(test_assign_errors),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_random_invariants),

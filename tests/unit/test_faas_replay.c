@@ -340,6 +340,57 @@ static void test_replay_cgroups_and_sink(void **state)
 	faas_replay_free(r);
 }
 
+/*
+ * Overflow held: arrivals squeezed into half a millisecond, two domains of
+ * capacity 1. The control plane runs one invocation per domain at a time,
+ * releases the rest in arrival order, and never holds an mt one (it needs
+ * 2: no domain can ever take it).
+ */
+static void test_replay_hold(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	struct faas_replay *r;
+	struct faas_summary s;
+	uint64_t i, j, held = 0;
+
+	(void)state;
+	o.overflow = FAAS_OVERFLOW_HOLD;
+	o.time_scale = 0.01;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), 0);
+	assert_no_children();
+	assert_int_equal(r->completed, 8);
+	for (i = 0; i < r->nr; i++) {
+		const struct faas_inv_result *x = &r->res[i];
+
+		assert_true(x->done);
+		if (invs[i].kind == FAAS_KIND_MT) {
+			assert_int_equal(x->domain, FAAS_DOMAIN_SHARED);
+			continue;
+		}
+		assert_true(x->domain == 0 || x->domain == 1);
+		for (j = i + 1; j < r->nr; j++) {
+			const struct faas_inv_result *y = &r->res[j];
+
+			if (invs[j].kind == FAAS_KIND_MT)
+				continue;
+			/* first come, first released */
+			assert_true(x->released_ns <= y->released_ns);
+			/* one at a time per domain: the next starts after the last ended */
+			if (y->domain == x->domain)
+				assert_true(y->released_ns >= x->end_ns);
+		}
+		/* all arrive within 0.5 ms and run for ms: only two go at once */
+		held += x->released_ns > x->arrival_ns + 1000000;
+	}
+	assert_true(held >= 3);
+	assert_int_equal(r->iat.shared, 6); /* all but the first two, mt included */
+	assert_int_equal(r->iat.late, 4);
+	faas_replay_summarize(r, &s);
+	assert_int_equal(s.shared, 2);
+	assert_int_equal(s.held, 4);
+	faas_replay_free(r);
+}
+
 static void test_replay_sink_failure(void **state)
 {
 	struct faas_replay_opts o = base_opts();
@@ -657,6 +708,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_without_cgroups),
 		cmocka_unit_test(test_replay_cgroups_and_sink),
+		cmocka_unit_test(test_replay_hold),
 		cmocka_unit_test(test_replay_sink_failure),
 		cmocka_unit_test(test_replay_body_failure),
 		cmocka_unit_test(test_replay_stop_and_options),
