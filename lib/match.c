@@ -2,6 +2,8 @@
 /* Classification rules: cgroup and comm patterns -> values, written to a loaded policy. */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -72,9 +74,12 @@ static struct bpf_map *rule_map(struct scxpol_sched *s, const char *name)
 int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const char *pattern,
 		     int value)
 {
+	/* the meta's one entry: one page */
+	size_t len = (size_t)sysconf(_SC_PAGESIZE);
+	struct scxpol_match_meta *meta = NULL;
 	struct scxpol_match_comm_key key;
+	struct bpf_map *map, *meta_map;
 	unsigned long long id;
-	struct bpf_map *map;
 	__s32 v = value;
 	__u64 cgid;
 	int r;
@@ -88,6 +93,17 @@ int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const 
 							 "scxpol_match_comms");
 	if (!map)
 		return -errno;
+	/*
+	 * An object built before match.bpf.h cached matches has no meta: it
+	 * looks the rules up every time, and the write alone is complete.
+	 * Mapped before the write: a rule must not go unannounced.
+	 */
+	meta_map = bpf_object__find_map_by_name(scxpol_sched_object(s), "scxpol_match_meta");
+	if (meta_map)
+		meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(meta_map), 0);
+	if (meta == MAP_FAILED)
+		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
+				  bpf_map__name(meta_map), strerror(errno));
 	if (kind == SCXPOL_MATCH_CGROUP) {
 		scxpol_cgroup_id(pattern, &id);
 		cgid = id;
@@ -96,6 +112,11 @@ int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const 
 		scxpol_match_comm_pattern(pattern, &key);
 		r = bpf_map__update_elem(map, &key, sizeof(key), &v, sizeof(v), BPF_ANY);
 	}
+	/* after the write: tasks' cached matches are keyed by gen, read before the rules */
+	if (meta && !r)
+		__atomic_fetch_add(&meta->gen, 1, __ATOMIC_SEQ_CST);
+	if (meta)
+		munmap(meta, len);
 	if (r == -E2BIG || r == -ENOSPC)
 		return scxpol_err(ENOSPC, "%s: %s rule \"%s\": the rule map '%s' is full (%u "
 				  "rules)", scxpol_sched_name(s),

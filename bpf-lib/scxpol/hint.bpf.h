@@ -111,31 +111,6 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } scxpol_hint_meta SEC(".maps");
 
-/*
- * Kernel pointers below are followed with plain CO-RE loads, not
- * BPF_CORE_READ(): the verifier turns a load through a BTF pointer into one
- * instruction with an exception-table entry (a fault reads 0), where each
- * bpf_probe_read_kernel() call costs about 90 instructions, and the cache
- * check of scxpol_hint_lookup_ctx() follows four of them on every call.
- * Every pointer is NULL-checked: those behind __rcu fields may be NULL.
- */
-
-/* @p's cgroup on the cgroup2 hierarchy (NULL if it has none). */
-static __always_inline struct cgroup *scxpol_hint_task_cgroup(struct task_struct *p)
-{
-	struct css_set *cset = p->cgroups;
-
-	return cset ? cset->dfl_cgrp : NULL;
-}
-
-/* The id of @cgrp: its cgroup2 directory's inode number (0 for NULL). */
-static __always_inline u64 scxpol_hint_cgroup_id(struct cgroup *cgrp)
-{
-	struct kernfs_node *kn = cgrp ? cgrp->kn : NULL;
-
-	return kn ? kn->id : 0;
-}
-
 #ifndef __noinline
 #define __noinline __attribute__((noinline))
 #endif
@@ -212,9 +187,9 @@ static __always_inline s32 scxpol_hint_resolve(struct task_struct *p,
 	h = bpf_map_lookup_elem(&scxpol_hint_tgid, &tgid);
 	if (h)
 		scxpol_hint_merge(out, h, m);
-	cgrp = scxpol_hint_task_cgroup(p);
+	cgrp = scxpol_task_cgroup(p);
 	for (i = 0; i < SCXPOL_HINT_CGROUP_DEPTH && cgrp; i++) {
-		u64 id = scxpol_hint_cgroup_id(cgrp);
+		u64 id = scxpol_cgrp_id(cgrp);
 		struct cgroup_subsys_state *parent;
 
 		h = bpf_map_lookup_elem(&scxpol_hint_cgrp, &id);
@@ -253,7 +228,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 	}
 	/* gen before the maps: a write racing with us bumps it again after */
 	gen = READ_ONCE(m->gen);
-	cgid = scxpol_hint_cgroup_id(scxpol_hint_task_cgroup(p));
+	cgid = scxpol_cgrp_id(scxpol_task_cgroup(p));
 	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid) {
 		out->pool = t->hint_pool;
 		out->class = t->hint_class;
@@ -346,7 +321,7 @@ static __always_inline void scxpol_hint_cgroup_exit(struct cgroup *cgrp)
 
 	if (cgrp->self.flags & SCXPOL_CSS_ONLINE)
 		return;
-	id = scxpol_hint_cgroup_id(cgrp);
+	id = scxpol_cgrp_id(cgrp);
 	bpf_map_delete_elem(&scxpol_hint_cgrp, &id);
 }
 

@@ -486,6 +486,41 @@ static __always_inline u32 scxpol_pool__clock_key(s32 pool)
 								      scxpol_pool_conf.max_pools;
 }
 
+/* scxpol_pool_assign(), returning @pool's clock (NULL if none): enqueue needs it next. */
+static __always_inline struct scxpol_vclock *
+scxpol_pool__assign(const struct scxpol_pool_view *v, struct task_struct *p,
+		    struct scxpol_task_ctx *t, s32 pool, u64 slice)
+{
+	u32 from = t ? scxpol_pool__clock_key(t->pool) : 0, to = scxpol_pool__clock_key(pool);
+	struct scxpol_vclock *c = bpf_map_lookup_elem(&scxpol_pool_clock, &to);
+	u64 vtime = p->scx.dsq_vtime, now, lead;
+	struct scxpol_vclock *oc;
+	s64 lag;
+
+	if (!t)
+		return c;
+	t->pool = pool;
+	t->pool_gen = (u32)v->gen;
+	if (!c)
+		return NULL;
+	now = scxpol_vclock_read(c);
+	lead = scxpol_vtime_scale(slice, p->scx.weight) * SCXPOL_POOL_MAX_LEAD_SLICES;
+	if (from != to) {
+		oc = bpf_map_lookup_elem(&scxpol_pool_clock, &from);
+		if (!oc)
+			return c;
+		lag = (s64)(vtime - scxpol_vclock_read(oc));
+		if (lag < -(s64)slice)
+			lag = -(s64)slice;
+		vtime = now + (u64)lag;
+	}
+	if (scxpol_time_before(now + lead, vtime))
+		vtime = now + lead;
+	if (vtime != p->scx.dsq_vtime)
+		scxpol_task_set_vtime(p, vtime);
+	return c;
+}
+
 /*
  * Record that @p (context @t) is placed in @pool (SCXPOL_POOL_SHARED: the
  * shared queue), to be given @slice; from ops.select_cpu and ops.enqueue
@@ -512,33 +547,7 @@ static __always_inline void scxpol_pool_assign(const struct scxpol_pool_view *v,
 					       struct task_struct *p, struct scxpol_task_ctx *t,
 					       s32 pool, u64 slice)
 {
-	u32 from = t ? scxpol_pool__clock_key(t->pool) : 0, to = scxpol_pool__clock_key(pool);
-	struct scxpol_vclock *c, *oc;
-	u64 vtime = p->scx.dsq_vtime, now, lead;
-	s64 lag;
-
-	if (!t)
-		return;
-	t->pool = pool;
-	t->pool_gen = (u32)v->gen;
-	c = bpf_map_lookup_elem(&scxpol_pool_clock, &to);
-	if (!c)
-		return;
-	now = scxpol_vclock_read(c);
-	lead = scxpol_vtime_scale(slice, p->scx.weight) * SCXPOL_POOL_MAX_LEAD_SLICES;
-	if (from != to) {
-		oc = bpf_map_lookup_elem(&scxpol_pool_clock, &from);
-		if (!oc)
-			return;
-		lag = (s64)(vtime - scxpol_vclock_read(oc));
-		if (lag < -(s64)slice)
-			lag = -(s64)slice;
-		vtime = now + (u64)lag;
-	}
-	if (scxpol_time_before(now + lead, vtime))
-		vtime = now + lead;
-	if (vtime != p->scx.dsq_vtime)
-		scxpol_task_set_vtime(p, vtime);
+	scxpol_pool__assign(v, p, t, pool, slice);
 }
 
 /* --- ops.select_cpu ------------------------------------------------------ */
@@ -567,11 +576,10 @@ static __always_inline s32 scxpol_pool__pick_idle(const struct scxpol_pool_view 
 
 	*borrowed = false;
 	pc = scxpol_pool_cpu_info(v, prev_cpu);
-	if (pc)
-		lm = scxpol_pool__llc(v, pool, pc->llc, &nr_llc);
 	/*
-	 * One look at the idle mask answers the common cases before any scan:
-	 * the pool has no idle CPU (a busy pool: go borrow), or @prev_cpu is.
+	 * One look at the idle mask answers the common cases before any scan
+	 * (and before looking up prev's LLC): the pool has no idle CPU (a busy
+	 * pool: go borrow), or @prev_cpu is.
 	 */
 	idle = scx_bpf_get_idle_cpumask();
 	any = bpf_cpumask_intersects(pm, idle);
@@ -580,6 +588,8 @@ static __always_inline s32 scxpol_pool__pick_idle(const struct scxpol_pool_view 
 	if (any) {
 		if (prev_idle && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
 			return prev_cpu;
+		if (pc)
+			lm = scxpol_pool__llc(v, pool, pc->llc, &nr_llc);
 		/* a pool across LLCs: prev's LLC first, idle cores before idle CPUs */
 		if (lm && nr_llc < s->desc.nr_cpus) {
 			cpu = scx_bpf_pick_idle_cpu(lm, SCXPOL_PICK_IDLE_CORE);
@@ -813,8 +823,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		pm = NULL;
 	if (!pm)
 		pool = SCXPOL_POOL_SHARED;
-	scxpol_pool_assign(v, p, t, pool, slice);
-	c = scxpol_pool_vclock(pool);
+	c = scxpol_pool__assign(v, p, t, pool, slice);
 	vtime = c ? scxpol_vtime_enqueue_ctx(c, p, t, enq_flags, slice) : p->scx.dsq_vtime;
 	if (scxpol_vtime_busy_poll_ctx(t)) {
 		vtime += slice;
@@ -854,12 +863,14 @@ static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
 
 /*
  * Pull from the queues of the pools in @pool's order list (nearest first)
- * that have @want set in their flags.
+ * that have @want set in their flags and none of @skip (those a pass just
+ * before looked at: each queue costs a DSQ lookup).
  */
 static __always_inline bool scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool,
-					      u32 nr_order, u32 want, enum scxpol_stat stat)
+					      u32 nr_order, u32 want, u32 skip,
+					      enum scxpol_stat stat)
 {
-	u32 k, key, q;
+	u32 k, key, q, qflags;
 	u32 *qp;
 
 	bpf_for(k, 0, nr_order) {
@@ -868,7 +879,8 @@ static __always_inline bool scxpol_pool__pull(const struct scxpol_pool_view *v, 
 		if (!qp)
 			break;
 		q = *qp;
-		if (q == (u32)pool || !(scxpol_pool_flags(v, (s32)q) & want))
+		qflags = scxpol_pool_flags(v, (s32)q);
+		if (q == (u32)pool || !(qflags & want) || (qflags & skip))
 			continue;
 		if (scx_bpf_dsq_nr_queued(SCXPOL_DSQ_POOL(q)) > 0 &&
 		    scxpol_pool__take(SCXPOL_DSQ_POOL(q), stat))
@@ -1032,12 +1044,13 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
  * a still-runnable @prev of the pool competes with the head by vtime (it
  * keeps the CPU if it is ahead: scxpol_pool__keep()) -> the shared queue
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
- * (a LEND pool) the queues of BORROW pools, nearest first. Every
- * SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first at the shared
- * queue, then for a task stranded or starving in another pool's queue
- * (scxpol_pool_stranded(); counted as a steal). A CPU in no pool serves the
- * shared queue only (and stranded tasks). Counts where the task came from
- * (SCXPOL_STAT_DISPATCH_*) and returns it (enum scxpol_pool_source).
+ * (a LEND pool) the queues of BORROW pools not looked at already, nearest
+ * first. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first at
+ * the shared queue, then for a task stranded or starving in another pool's
+ * queue (scxpol_pool_stranded(); counted as a steal). A CPU in no pool
+ * serves the shared queue only (and stranded tasks). Counts where the task
+ * came from (SCXPOL_STAT_DISPATCH_*) and returns it (enum
+ * scxpol_pool_source).
  */
 static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
 						     struct task_struct *prev)
@@ -1067,10 +1080,12 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (!shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
 		return SCXPOL_POOL_SRC_SHARED;
 	if ((flags & SCXPOL_POOL_STEAL) &&
-	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_STEAL, SCXPOL_STAT_DISPATCH_STEAL))
+	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_STEAL, 0, SCXPOL_STAT_DISPATCH_STEAL))
 		return SCXPOL_POOL_SRC_STEAL;
+	/* a STEAL pool's queue had nothing for us a moment ago */
 	if ((flags & SCXPOL_POOL_LEND) &&
-	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_BORROW, SCXPOL_STAT_DISPATCH_BORROW))
+	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_BORROW, flags & SCXPOL_POOL_STEAL,
+			      SCXPOL_STAT_DISPATCH_BORROW))
 		return SCXPOL_POOL_SRC_BORROW;
 	scxpol_stat_inc(SCXPOL_STAT_DISPATCH_NONE);
 	return SCXPOL_POOL_SRC_NONE;

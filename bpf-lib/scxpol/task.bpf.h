@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * The library's per-task context: one task-local storage entry holding what
- * the vtime, pool and hint helpers remember about a task, so a callback pays
- * for one storage lookup, not one per helper.
+ * the vtime, pool, hint and rule helpers remember about a task, so a
+ * callback pays for one storage lookup, not one per helper.
  *
  * Create it in ops.init_task with scxpol_task_init(); other callbacks use
  * scxpol_task_ctx(), which returns NULL only if the kernel is out of memory.
@@ -29,6 +29,11 @@ struct scxpol_task_ctx {
 	u32 hint_importance;
 	u32 hint_flags;    /* SCXPOL_HINT_F_* of the cached hint */
 	s32 hint_slot;     /* registered thread's slot, -1 none */
+	u64 match_gen;     /* rule meta gen + 1 of the cached match; 0 = none cached */
+	u64 match_cgid;    /* cgroup the cached match was made in */
+	u64 match_comm[2]; /* comm it was made with */
+	s32 match_value;   /* cached match (see match.bpf.h) */
+	u32 match_by;      /* enum scxpol_match_by of the cached match */
 };
 
 #define SCXPOL_TASKF_BUSY_POLL (1U << 0) /* demoted as a busy poller */
@@ -40,6 +45,33 @@ struct {
 	__type(key, int);
 	__type(value, struct scxpol_task_ctx);
 } scxpol_task_stor SEC(".maps");
+
+/*
+ * A task's cgroup, as hints (<scxpol/hint.bpf.h>) and rules
+ * (<scxpol/match.bpf.h>) key it. Kernel pointers are followed with plain
+ * CO-RE loads, not BPF_CORE_READ(): the verifier turns a load through a
+ * BTF pointer into one instruction with an exception-table entry (a fault
+ * reads 0), where each bpf_probe_read_kernel() call costs about 90
+ * instructions, and the hot-path cache checks follow several of them on
+ * every call. Every pointer is NULL-checked: those behind __rcu fields may
+ * be NULL.
+ */
+
+/* @p's cgroup on the cgroup2 hierarchy (NULL if it has none). */
+static __always_inline struct cgroup *scxpol_task_cgroup(struct task_struct *p)
+{
+	struct css_set *cset = p->cgroups;
+
+	return cset ? cset->dfl_cgrp : NULL;
+}
+
+/* The id of @cgrp: its cgroup2 directory's inode number (0 for NULL). */
+static __always_inline u64 scxpol_cgrp_id(struct cgroup *cgrp)
+{
+	struct kernfs_node *kn = cgrp ? cgrp->kn : NULL;
+
+	return kn ? kn->id : 0;
+}
 
 /* Create @p's context; from ops.init_task. Returns -ENOMEM on failure. */
 static __always_inline s32 scxpol_task_init(struct task_struct *p)

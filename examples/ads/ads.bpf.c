@@ -71,18 +71,25 @@ static __always_inline void ads_place(struct task_struct *p, struct scxpol_task_
 {
 	struct scxpol_hint h;
 	s32 class = ADS_BG;
+	u32 stat;
 
 	scxpol_hint_lookup_ctx(t, p, &h);
 	if (h.flags & SCXPOL_HINT_F_CLASS) {
 		class = h.class;
-		scxpol_stat_user_inc(ADS_STAT_CLASS_HINT);
-	} else if (scxpol_match_cgroup(p, &class)) {
-		scxpol_stat_user_inc(ADS_STAT_CLASS_CGROUP);
-	} else if (scxpol_match_comm(p, &class)) {
-		scxpol_stat_user_inc(ADS_STAT_CLASS_COMM);
+		stat = ADS_STAT_CLASS_HINT;
 	} else {
-		scxpol_stat_user_inc(ADS_STAT_CLASS_DEFAULT);
+		switch (scxpol_match_ctx(t, p, &class)) {
+		case SCXPOL_MATCH_BY_CGROUP:
+			stat = ADS_STAT_CLASS_CGROUP;
+			break;
+		case SCXPOL_MATCH_BY_COMM:
+			stat = ADS_STAT_CLASS_COMM;
+			break;
+		default:
+			stat = ADS_STAT_CLASS_DEFAULT;
+		}
 	}
+	scxpol_stat_user_inc(stat);
 	pl->pool = class == ADS_LC ? ADS_POOL_LC : ADS_POOL_BG;
 	pl->slice = class == ADS_LC ? lc_slice_ns : bg_slice_ns;
 	pl->head = false;
@@ -105,11 +112,13 @@ static __always_inline s32 ads_wake_affine(const struct scxpol_pool_view *v, str
 					   struct scxpol_task_ctx *t, const struct ads_place *pl,
 					   u64 wake_flags)
 {
-	s32 cpu = bpf_get_smp_processor_id();
 	struct scxpol_task_ctx *wt;
+	s32 cpu;
 
-	if (!wake_affine || pl->pool != ADS_POOL_LC || !(wake_flags & SCXPOL_WAKE_TTWU) ||
-	    scxpol_pool_of_cpu(v, cpu) != ADS_POOL_LC || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+	if (!wake_affine || pl->pool != ADS_POOL_LC || !(wake_flags & SCXPOL_WAKE_TTWU))
+		return -1;
+	cpu = bpf_get_smp_processor_id();
+	if (scxpol_pool_of_cpu(v, cpu) != ADS_POOL_LC || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 		return -1;
 	wt = scxpol_task_ctx(bpf_get_current_task_btf());
 	if (!wt || wt->pool != ADS_POOL_LC)

@@ -53,10 +53,13 @@ SCXPOL_API int scxpol_match_check(enum scxpol_match_kind kind, const char *patte
 /*
  * scxpol_match_add - in loaded policy @s (its loaded hook, or later while
  * attached), give tasks matching @pattern of @kind the value @value.
- * Adding a pattern again replaces its value. Errors: those of
+ * Adding a pattern again replaces its value. Tasks the BPF side already
+ * classified (and cached) follow it from their next lookup: the rule
+ * generation is bumped after the write. Errors: those of
  * scxpol_match_check(); -EINVAL when @s is not loaded or its BPF side
  * lacks the rule maps (include <scxpol/match.bpf.h>); -ENOSPC when the
- * map is full (SCXPOL_MATCH_MAX_CGROUPS / _COMMS in match.bpf.h).
+ * map is full (SCXPOL_MATCH_MAX_CGROUPS / _COMMS in match.bpf.h); mmap()'s
+ * errno when the rule generation cannot be mapped.
  */
 SCXPOL_API int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind,
 				const char *pattern, int value);

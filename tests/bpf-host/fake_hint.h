@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The kernel structures bpf-lib/scxpol/hint.bpf.h reads (a task's cgroup,
- * the cgroup tree, a process's live threads), and helpers to build them.
- * Include before <scxpol/hint.bpf.h>.
+ * The kernel structures bpf-lib/scxpol/hint.bpf.h and match.bpf.h read
+ * (a process's live threads; the cgroup tree is in host_fake.h, as
+ * task.bpf.h reads it too), and helpers to build them. Include before
+ * <scxpol/hint.bpf.h> or <scxpol/match.bpf.h>.
  */
 #ifndef SCXPOL_FAKE_HINT_H
 #define SCXPOL_FAKE_HINT_H
@@ -12,26 +13,6 @@
 typedef struct {
 	int counter;
 } atomic_t;
-
-struct kernfs_node {
-	u64 id;
-};
-
-struct cgroup_subsys_state {
-	struct cgroup *cgroup;
-	struct cgroup_subsys_state *parent;
-	unsigned int flags; /* CSS_ONLINE = 1 << 1 */
-};
-
-struct cgroup {
-	struct cgroup_subsys_state self; /* first, as in the kernel */
-	struct kernfs_node *kn;
-	int level;
-};
-
-struct css_set {
-	struct cgroup *dfl_cgrp;
-};
 
 struct signal_struct {
 	atomic_t live;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Fake BPF maps: ARRAY, PERCPU_ARRAY, HASH (and the HASH-like task storage)
- * in zeroed host memory. A map is created on first use from its definition's
- * shape; fake_reset() frees them all, dropping the cpumask references their
- * values hold (the kernel does that when a map is freed).
+ * Fake BPF maps: ARRAY, PERCPU_ARRAY, HASH, LPM_TRIE (a HASH looked up by
+ * longest prefix) and the HASH-like task storage in zeroed host memory. A
+ * map is created on first use from its definition's shape; fake_reset()
+ * frees them all, dropping the cpumask references their values hold (the
+ * kernel does that when a map is freed).
  */
 #include <stdlib.h>
 
@@ -14,8 +15,8 @@ struct fake_map {
 	void *def;
 	u32 type, key_sz, val_sz, max;
 	bool resized;
-	u8 *keys;  /* HASH: max keys */
-	u8 *used;  /* HASH: slot in use */
+	u8 *keys;  /* HASH, LPM_TRIE: max keys */
+	u8 *used;  /* HASH, LPM_TRIE: slot in use */
 	u8 *vals;  /* values (PERCPU: FAKE_MAX_CPUS copies per entry) */
 	struct fake_map *next;
 };
@@ -43,6 +44,11 @@ static struct fake_map *find(void *def)
 	return NULL;
 }
 
+static bool keyed(u32 type)
+{
+	return type == BPF_MAP_TYPE_HASH || type == BPF_MAP_TYPE_LPM_TRIE;
+}
+
 static struct fake_map *get(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max)
 {
 	struct fake_map *m = find(def);
@@ -64,11 +70,11 @@ static struct fake_map *get(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max
 	m->max = max;
 	copies = type == BPF_MAP_TYPE_PERCPU_ARRAY ? FAKE_MAX_CPUS : 1;
 	m->vals = calloc((size_t)max * copies, val_sz);
-	if (type == BPF_MAP_TYPE_HASH) {
+	if (keyed(type)) {
 		m->keys = calloc(max, key_sz);
 		m->used = calloc(max, 1);
 	}
-	if (!m->vals || (type == BPF_MAP_TYPE_HASH && (!m->keys || !m->used)))
+	if (!m->vals || (keyed(type) && (!m->keys || !m->used)))
 		abort();
 	m->next = maps;
 	maps = m;
@@ -124,6 +130,42 @@ static long hash_slot(struct fake_map *m, const void *key, bool create)
 	return free_slot;
 }
 
+/* Whether the first @bits bits of @a and @b are equal. */
+static bool prefix_equal(const u8 *a, const u8 *b, u32 bits)
+{
+	u32 full = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, full))
+		return false;
+	return !rest || !((a[full] ^ b[full]) & (u8)(0xff << (8 - rest)));
+}
+
+/*
+ * The slot of the longest rule matching @key (struct bpf_lpm_trie_key: a
+ * u32 prefix length, then the data), as the kernel's trie_lookup_elem().
+ */
+static long lpm_slot(struct fake_map *m, const void *key)
+{
+	const u8 *want = (const u8 *)key + sizeof(u32);
+	u32 i, len, wlen, best = 0;
+	long slot = -1;
+
+	memcpy(&wlen, key, sizeof(wlen));
+	for (i = 0; i < m->max; i++) {
+		const u8 *k = m->keys + (size_t)i * m->key_sz;
+
+		if (!m->used[i])
+			continue;
+		memcpy(&len, k, sizeof(len));
+		if (len > wlen || (slot >= 0 && len <= best) ||
+		    !prefix_equal(k + sizeof(u32), want, len))
+			continue;
+		best = len;
+		slot = i;
+	}
+	return slot;
+}
+
 void *fake_map_lookup(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max, const void *key)
 {
 	struct fake_map *m = get(def, type, key_sz, val_sz, max);
@@ -142,6 +184,9 @@ void *fake_map_lookup(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max, cons
 	case BPF_MAP_TYPE_HASH:
 		slot = hash_slot(m, key, false);
 		return slot < 0 ? NULL : m->vals + (size_t)slot * m->val_sz;
+	case BPF_MAP_TYPE_LPM_TRIE:
+		slot = lpm_slot(m, key);
+		return slot < 0 ? NULL : m->vals + (size_t)slot * m->val_sz;
 	default:
 		fake_die("map type %u is not faked", m->type);
 	}
@@ -155,7 +200,8 @@ long fake_map_update(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max, const
 	void *dst;
 	long slot;
 
-	if (m->type == BPF_MAP_TYPE_HASH) {
+	/* (an LPM_TRIE's rules are its exact keys: userspace zero-pads them) */
+	if (keyed(m->type)) {
 		slot = hash_slot(m, key, false);
 		if (slot >= 0 && flags == BPF_NOEXIST)
 			return -EEXIST;
@@ -182,7 +228,7 @@ long fake_map_delete(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max, const
 	struct fake_map *m = get(def, type, key_sz, val_sz, max);
 	long slot;
 
-	if (m->type != BPF_MAP_TYPE_HASH)
+	if (!keyed(m->type))
 		return -EINVAL;
 	slot = hash_slot(m, key, false);
 	if (slot < 0)

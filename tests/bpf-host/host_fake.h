@@ -19,9 +19,9 @@
  *   Kicks     are recorded (fake_kick_*()).
  *   Clock     fake_set_clock() sets scx_bpf_now() and bpf_ktime_get_ns().
  *   Maps      the libbpf map definition syntax compiles unchanged; ARRAY,
- *             PERCPU_ARRAY, HASH and TASK_STORAGE are backed by zeroed host
- *             memory sized from the definition (FAKE_MAP_RESIZE() plays
- *             bpf_map__set_max_entries()).
+ *             PERCPU_ARRAY, HASH, LPM_TRIE and TASK_STORAGE are backed by
+ *             zeroed host memory sized from the definition (FAKE_MAP_RESIZE()
+ *             plays bpf_map__set_max_entries()).
  *   Errors    scxpol_error()/scxpol_exit() are recorded (fake_nr_errors()).
  *   Cpumasks  bpf_cpumask_create/release are reference counted;
  *             fake_cpumasks_live() catches leaks.
@@ -100,6 +100,29 @@ struct sched_ext_entity {
 	u32 flags;
 };
 
+/* A task's cgroup and the cgroup tree (task.bpf.h, hint.bpf.h, match.bpf.h). */
+struct cgroup;
+
+struct kernfs_node {
+	u64 id;
+};
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
+	unsigned int flags; /* CSS_ONLINE = 1 << 1 */
+};
+
+struct cgroup {
+	struct cgroup_subsys_state self; /* first, as in the kernel */
+	struct kernfs_node *kn;
+	int level;
+};
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+};
+
 struct task_struct {
 	s32 pid;
 	s32 tgid;
@@ -109,14 +132,13 @@ struct task_struct {
 	cpumask_t cpus_mask;
 	struct sched_ext_entity scx;
 	unsigned int flags;           /* PF_* (hint.bpf.h: PF_EXITING) */
-	struct css_set *cgroups;      /* hint.bpf.h; types in fake_hint.h */
+	struct css_set *cgroups;      /* task.bpf.h: scxpol_task_cgroup() */
 	struct signal_struct *signal; /* hint.bpf.h: live threads */
 	/* fake only */
 	s32 fake_cpu;     /* scx_bpf_task_cpu() */
 	u64 fake_dsq;     /* DSQ it is queued on, 0 if none */
 };
 
-struct cgroup;
 /* A DSQ iterator: the fake walks a snapshot position of its queue. */
 struct bpf_iter_scx_dsq {
 	u64 dsq_id;

@@ -1284,6 +1284,32 @@ static void test_own_pool_task_is_not_borrowed(void **state)
 	assert_string_equal(mask_str(scxpol_cast_mask(scxpol_pool__borrowed())), "");
 }
 
+/*
+ * ads's pools: a CPU of a LEND | STEAL pool pulls a task of a BORROW |
+ * STEAL pool in its steal pass (the borrow pass does not look at that
+ * queue again), and one it may not run stays queued.
+ */
+static void test_lend_steal_pulls_steal_borrow_pool(void **state)
+{
+	const struct tpool plan[] = { { "lc", SOFT | STEAL, "0-1", "1" },
+				      { "bg", SOFT | STEAL, "2-3", "0" } };
+	struct task_struct *x = task(0, 2), *y = task(1, 2);
+	const s32 bg_cpus[] = { 2, 3 };
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("1-3");
+	enqueue(x, 1, 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_pop(0), x);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_STEAL), 1);
+	fake_task_allow(y, bg_cpus, 2);
+	enqueue(y, 1, 0);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_BORROW), 0);
+}
+
 static void test_exclusive_pools_never_lend(void **state)
 {
 	const struct tpool plan[] = { { "lc", 0, "0-1", "1" }, { "bg", SOFT, "2-3", "0" } };
@@ -1339,6 +1365,7 @@ int main(void)
 		cmocka_unit_test_setup(test_busy_poller_prev_is_demoted, setup_llc3),
 		cmocka_unit_test_setup(test_lend_borrow_and_reclaim, setup_4),
 		cmocka_unit_test_setup(test_own_pool_task_is_not_borrowed, setup_4),
+		cmocka_unit_test_setup(test_lend_steal_pulls_steal_borrow_pool, setup_4),
 		cmocka_unit_test_setup(test_exclusive_pools_never_lend, setup_4),
 	};
 

@@ -3,7 +3,8 @@
  * Classification rules on the host: the LPM-trie keys comm patterns become,
  * every refused pattern and its message, cgroup paths that are not cgroup2
  * directories, and adding rules to a policy that lacks the maps or is not
- * loaded. (Lookups are the BPF side's: the VM suite "ads" covers them.)
+ * loaded. (Lookups are the BPF side's: test_bpf_match.c covers them on the
+ * fake kernel, the VM suite "ads" on real ones.)
  */
 #include <errno.h>
 #include <setjmp.h>

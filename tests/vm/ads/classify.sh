@@ -1,9 +1,10 @@
 # Which pool a thread runs in follows its class: a cgroup rule (the cgroup
 # and those below it) or a comm rule (a prefix) makes it lc, nothing makes
-# it bg, and a class hint overrides both (hint > cgroup > comm). Two lc
-# spinners fill the lc CPUs and three bg ones overfill the bg CPUs, so no
-# lc CPU is ever idle to lend and the bg CPUs always have bg work before
-# lc work to steal: each spinner stays on its own pool's CPUs.
+# it bg, and a class hint overrides both (hint > cgroup > comm); a rename or
+# a cgroup move changes it. Two lc spinners fill the lc CPUs and three bg
+# ones overfill the bg CPUs, so no lc CPU is ever idle to lend and the bg
+# CPUs always have bg work before lc work to steal: each spinner stays on
+# its own pool's CPUs.
 . "$(dirname "$0")/common.inc"
 mkdir -p $CG/ads-t/lc/sub $CG/ads-t/bg
 start_ads --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/lc
@@ -50,6 +51,26 @@ sleep 1
 check_round "other-e(hint) lcname-f(comm)" \
 	"lcname-g(hint>comm) other-h(hint>cgroup) other-z" $e $f $g $h $z
 kill $e $f $g $h $z; wait $e $f $g $h $z 2>/dev/null
+
+# a class follows a rename and a cgroup move at the task's next scheduling
+# event (the match is cached per task): other-r renames itself to a comm
+# the rule names, other-m moves into the lc cgroup; three bg spinners keep
+# the bg CPUs full after they left
+spin lcname-k 600; k=$SPIN_PID
+spin lcname-l 600; l=$SPIN_PID
+spin other-r 600 "" lcname-r; r=$SPIN_PID
+spin other-m 600 ads-t/bg; m=$SPIN_PID
+spin other-x 600; x=$SPIN_PID
+spin other-y 600; y=$SPIN_PID
+spin other-w 600; w=$SPIN_PID
+sleep 1
+check_round "lcname-k lcname-l" "other-r other-m other-x other-y other-w" $k $l $r $m $x $y $w
+kill -USR1 $r
+echo $m >$CG/ads-t/lc/cgroup.procs
+sleep 1
+check_round "lcname-k lcname-l lcname-r(renamed) other-m(moved)" "other-x other-y other-w" \
+	$k $l $r $m $x $y $w
+kill $k $l $r $m $x $y $w; wait $k $l $r $m $x $y $w 2>/dev/null
 
 assert_attached ads
 for k in class_hint class_cgroup class_comm class_default; do

@@ -2,7 +2,8 @@
 /*
  * probe: workloads for VM tests that report what they observed.
  *
- *   probe spin SECS              burn CPU; prints iters= and cpus= (CPUs seen)
+ *   probe spin SECS [NAME]       burn CPU; prints iters= and cpus= (CPUs seen);
+ *                                with NAME, SIGUSR1 renames it NAME (prctl)
  *   probe sleepwake SECS US      sleep US, do a little work, repeat;
  *                                prints wakeups= and cpus=
  *   probe cpus SECS              like spin, but prints only cpus=
@@ -17,10 +18,12 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,6 +122,15 @@ static uint64_t spin(double secs)
 	return iters;
 }
 
+static const char *rename_to;
+
+/* SIGUSR1: what a thread renaming itself does (a comm rule may now name it). */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	prctl(PR_SET_NAME, rename_to, 0, 0, 0);
+}
+
 static double arg_double(const char *s, const char *what)
 {
 	char *end;
@@ -135,8 +147,15 @@ static double arg_double(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "spin")) {
-		uint64_t n = spin(arg_double(argv[2], "SECS"));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "spin")) {
+		struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+		uint64_t n;
+
+		if (argc == 4) {
+			rename_to = argv[3];
+			sigaction(SIGUSR1, &sa, NULL);
+		}
+		n = spin(arg_double(argv[2], "SECS"));
 
 		printf("spin iters=%llu cpu_ms=%llu wait_ms=%llu", (unsigned long long)n, cpu_ms(),
 		       wait_ms());
@@ -182,7 +201,7 @@ int main(int argc, char **argv)
 		print_cpus();
 		return 0;
 	}
-	fprintf(stderr, "usage: probe spin SECS | probe cpus SECS | probe sleepwake SECS US | "
+	fprintf(stderr, "usage: probe spin SECS [NAME] | probe cpus SECS | probe sleepwake SECS US | "
 			"probe worker SECS WORK_US SLEEP_US\n");
 	return 2;
 }
