@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -33,18 +34,39 @@ void scxpol_log_set(scxpol_log_fn fn, enum scxpol_log_level max_level, void *ctx
 	log_max = max_level;
 }
 
+char *scxpol_vfmt(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char *msg = buf;
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(buf, len, fmt, ap);
+	if (n >= 0 && (size_t)n >= len) {
+		msg = malloc((size_t)n + 1);
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, copy);
+		else
+			msg = buf; /* out of memory: the cut message beats none */
+	}
+	va_end(copy);
+	return msg;
+}
+
 static void vlog(enum scxpol_log_level level, const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char buf[1024], *msg;
 	size_t n;
 
 	if (level > log_max)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = scxpol_vfmt(buf, sizeof(buf), fmt, ap);
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
 	(log_fn ? log_fn : default_log)(level, msg, log_ctx);
+	if (msg != buf)
+		free(msg);
 }
 
 void scxpol_log(enum scxpol_log_level level, const char *fmt, ...)

@@ -4,6 +4,7 @@
 #define SCXPOL_INTERNAL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -14,6 +15,15 @@
 #define SCXPOL_STR_(x) #x
 #define SCXPOL_STR(x) SCXPOL_STR_(x)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Format @fmt into @buf (@len bytes), or, if the text does not fit, into a
+ * new heap buffer the caller frees (msg != buf): a verifier log, which
+ * libbpf hands over whole and whose end says why a program was rejected,
+ * must not be cut. Falls back to the cut text in @buf if out of memory.
+ */
+SCXPOL_HIDDEN char *scxpol_vfmt(char *buf, size_t len, const char *fmt, va_list ap)
+	SCXPOL_PRINTF(3, 0);
 
 /* Log a message at @level through the user's callback. */
 SCXPOL_HIDDEN void scxpol_log(enum scxpol_log_level level, const char *fmt, ...)

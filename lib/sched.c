@@ -79,10 +79,20 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 		[LIBBPF_INFO] = SCXPOL_LOG_INFO,
 		[LIBBPF_DEBUG] = SCXPOL_LOG_DEBUG,
 	};
-	char msg[2048];
+	char buf[2048], *msg, *line, *next;
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	scxpol_log(map[level], "libbpf: %s", msg);
+	/* a verifier log comes whole, in one call: keep all of it, one line per message */
+	msg = scxpol_vfmt(buf, sizeof(buf), fmt, ap);
+	/* libbpf starts its own messages with "libbpf: ", not a verifier log's lines */
+	line = strncmp(msg, "libbpf: ", 8) ? msg : msg + 8;
+	for (; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		scxpol_log(map[level], "libbpf: %s", line);
+	}
+	if (msg != buf)
+		free(msg);
 	return 0;
 }
 

@@ -12,8 +12,10 @@
 
 #include <cmocka.h>
 
+#include <bpf/libbpf.h>
 #include <scxpol/skel.h>
 
+#include "internal.h"
 #include "minimal.bpf.skel.h"
 
 SCXPOL_SKEL_DEFINE(minimal_bpf);
@@ -62,6 +64,79 @@ static int teardown(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 	return 0;
+}
+
+/* What a log callback saw: every message, in order. */
+static char *seen[64];
+static int nr_seen;
+
+static void collect(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)c;
+	if (nr_seen < 64)
+		seen[nr_seen++] = strdup(m);
+}
+
+static void forget(void)
+{
+	while (nr_seen)
+		free(seen[--nr_seen]);
+}
+
+/* Call libbpf's print function (the library's, once a scheduler is open). */
+static void libbpf_says(libbpf_print_fn_t fn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fn(LIBBPF_WARN, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * libbpf hands over a rejected program's whole verifier log in one
+ * message, and its last line says why: every line reaches the log
+ * callback, as its own message; and a long message of the library's own is
+ * not cut either.
+ */
+static void test_log_keeps_long_messages(void **state)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(minimal_bpf), .sysfs_root = root);
+	char log[6000], big[5000];
+	struct scxpol_sched *s;
+	libbpf_print_fn_t fn;
+	int i, n = 0;
+
+	(void)state;
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	fn = libbpf_set_print(NULL);
+	assert_non_null(fn);
+	libbpf_set_print(fn);
+	n += snprintf(log + n, sizeof(log) - (size_t)n, "-- BEGIN PROG LOAD LOG --\n");
+	for (i = 0; i < 50; i++)
+		n += snprintf(log + n, sizeof(log) - (size_t)n,
+			      "%d: (79) r8 = *(u64 *)(r1 +8)          ; R1=ctx() R8=scalar()\n", i);
+	snprintf(log + n, sizeof(log) - (size_t)n, "R2 invalid mem access 'scalar'\n");
+	scxpol_log_set(collect, SCXPOL_LOG_DEBUG, NULL);
+	libbpf_says(fn, "libbpf: prog 'x': BPF program load failed: %s\n", "Permission denied");
+	libbpf_says(fn, "%s", log);
+	assert_int_equal(nr_seen, 53);
+	assert_string_equal(seen[0], "libbpf: prog 'x': BPF program load failed: Permission denied");
+	assert_string_equal(seen[1], "libbpf: -- BEGIN PROG LOAD LOG --");
+	assert_string_equal(seen[51], "libbpf: 49: (79) r8 = *(u64 *)(r1 +8)          ; R1=ctx() R8=scalar()");
+	assert_string_equal(seen[52], "libbpf: R2 invalid mem access 'scalar'");
+	forget();
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	scxpol_log(SCXPOL_LOG_WARN, "%s!", big);
+	assert_int_equal(nr_seen, 1);
+	assert_int_equal(strlen(seen[0]), sizeof(big));
+	assert_int_equal(seen[0][sizeof(big) - 1], '!');
+	forget();
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	scxpol_sched_close(s);
 }
 
 static void test_open_reads_policy_name(void **state)
@@ -175,6 +250,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_reads_policy_name),
+		cmocka_unit_test(test_log_keeps_long_messages),
 		cmocka_unit_test(test_load_refuses_without_sched_ext),
 		cmocka_unit_test(test_state_reads_sysfs),
 		cmocka_unit_test(test_opts_validation),
