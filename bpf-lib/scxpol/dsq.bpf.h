@@ -13,6 +13,7 @@
  *   SCXPOL_DSQ_LLC(llc)        one per LLC
  *   SCXPOL_DSQ_CPU(cpu)        one per CPU
  *   SCXPOL_DSQ_USER(n)         free for the policy's own queues
+ *   SCXPOL_DSQ_CPU_SHARED(cpu) a second one per CPU
  */
 #ifndef SCXPOL_DSQ_BPF_H
 #define SCXPOL_DSQ_BPF_H

@@ -78,6 +78,7 @@ enum scxpol_pool_source {
 	SCXPOL_POOL_SRC_STEAL,  /* another STEAL pool's queue */
 	SCXPOL_POOL_SRC_BORROW, /* a BORROW pool's queue, on this LEND pool's CPU */
 	SCXPOL_POOL_SRC_RESCUE, /* a stranded or starving task of another pool */
+	SCXPOL_POOL_SRC_PINNED, /* a task pinned to this CPU (its own queue) */
 };
 
 #define SCXPOL_TASK_QUEUED scxpol_kenum(scx_ent_flags, SCX_TASK_QUEUED)
@@ -112,9 +113,9 @@ struct scxpol_pool_pcpu {
 
 /* What a CPU runs (scxpol_pool_running()), read by other CPUs' enqueues. */
 struct scxpol_pool_curr {
-	u64 vtime; /* vtime of the task it runs, when it started */
-	s32 pool;  /* that task's pool; -1: idle, or a task in no pool */
-	u32 pad;
+	u64 vtime;  /* vtime of the task it runs, when it started */
+	s32 pool;   /* that task's pool; -1: idle, or a task in no pool */
+	u32 pinned; /* 0: no task waits on its pinned queues (scxpol_pool_pinned_waiting()) */
 };
 
 #define SCXPOL_POOL__LEND 0     /* scxpol_pool_masks: lend union of half h at 0 + h */
@@ -413,11 +414,56 @@ static __always_inline u32 scxpol_pool_depth(s32 pool)
 	return scxpol_dsq_depth(scxpol_pool_dsq(pool));
 }
 
+/* Tasks pinned to @cpu waiting on its two queues (scxpol_pool_enqueue()). */
+static __always_inline u32 scxpol_pool_pinned_depth(s32 cpu)
+{
+	return scxpol_dsq_depth(SCXPOL_DSQ_CPU(cpu)) + scxpol_dsq_depth(SCXPOL_DSQ_CPU_SHARED(cpu));
+}
+
+/*
+ * Whether tasks pinned to @cpu may wait on its queues, from ops.dispatch on
+ * @cpu (a policy that keeps a task on the CPU by itself, without
+ * dispatching, should not while this says true). Most dispatches find
+ * none, and on kernels without scx_bpf_dsq_peek() each queue costs a DSQ
+ * lookup, so enqueueing counts them in @cpu's scxpol_pool_curr
+ * (scxpol_pool__pinned_note()) and this
+ * looks at the queues only while that count is not 0, which it resets
+ * when they are empty. The reset comes before the look: an enqueue after
+ * it counts again, one before it shows in the queues. An enqueue that
+ * counts just after a 0 was read kicks @cpu, which then dispatches again.
+ */
+static __always_inline bool scxpol_pool_pinned_waiting(s32 cpu)
+{
+	u32 key = (u32)cpu;
+	struct scxpol_pool_curr *cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+
+	if (!cur)
+		return true;
+	if (!READ_ONCE(cur->pinned))
+		return false;
+	__sync_lock_test_and_set(&cur->pinned, 0);
+	if (!scxpol_pool_pinned_depth(cpu))
+		return false;
+	__sync_fetch_and_add(&cur->pinned, 1);
+	return true;
+}
+
+/* Count a task queued as pinned to @cpu (scxpol_pool_pinned_waiting()). */
+static __always_inline void scxpol_pool__pinned_note(s32 cpu)
+{
+	u32 key = (u32)cpu;
+	struct scxpol_pool_curr *cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+
+	if (cur)
+		__sync_fetch_and_add(&cur->pinned, 1);
+}
+
 /* --- ops.init / ops.enable ----------------------------------------------- */
 
 /*
- * From ops.init: create the shared queue and one queue per pool (all
- * max_pools of them, so a later publication can use any index), give every
+ * From ops.init: create the shared queue, one queue per pool (all
+ * max_pools of them, so a later publication can use any index) and two
+ * per CPU for the tasks pinned to it, give every
  * pool clock @rule's rule, reset_every and busy_poll_after (NULL: FAIR,
  * no busy-poll detection), and allocate the borrowed-CPU mask.
  */
@@ -434,6 +480,13 @@ static __always_inline s32 scxpol_pool_init(const struct scxpol_vclock *rule)
 		return ret;
 	bpf_for(i, 0, scxpol_pool_conf.max_pools) {
 		ret = scxpol_dsq_create(SCXPOL_DSQ_POOL(i), -1);
+		if (ret)
+			return ret;
+	}
+	bpf_for(i, 0, scxpol_pool_conf.nr_cpus) {
+		ret = scxpol_dsq_create(SCXPOL_DSQ_CPU(i), -1);
+		if (!ret)
+			ret = scxpol_dsq_create(SCXPOL_DSQ_CPU_SHARED(i), -1);
 		if (ret)
 			return ret;
 	}
@@ -530,9 +583,9 @@ scxpol_pool__assign(const struct scxpol_pool_view *v, struct task_struct *p,
  * A task's vtime is a position on the clock of the pool it was last placed
  * in (a new task's, on the shared clock: scxpol_pool_enable()). The clocks
  * run at different paces (a pool of few busy tasks runs ahead of an
- * oversubscribed one; CPU-pinned tasks run on the shared clock), so a task
- * that changes pools (a new task's first placement, a class change, an
- * affinity that leaves its pool) would carry a vtime that means nothing on
+ * oversubscribed one), so a task that changes pools (a new task's first
+ * placement, a class change, an affinity that leaves its pool, a pinning
+ * to a CPU outside it) would carry a vtime that means nothing on
  * its new clock: seconds ahead of it, it would wait behind every task of the
  * new pool until that clock caught up, longer than the watchdog allows. So
  * it keeps its lag, not its vtime: as far behind the new clock as it was
@@ -797,9 +850,19 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
  * flagged as a busy poller goes one @slice later and counts
  * SCXPOL_STAT_BUSY_POLL_DEMOTE), then make sure a
  * CPU will pick it up soon (see scxpol_pool__wake(): an idle CPU, wakeup
- * preemption, reclaim, lending, stealing). A task pinned to one CPU
- * goes to that CPU's local DSQ: in a queue other CPUs serve first it could
- * starve. A task whose affinity misses its pool goes to the shared queue.
+ * preemption, reclaim, lending, stealing). A task whose affinity misses
+ * its pool goes to the shared queue.
+ *
+ * A task pinned to one CPU goes to a queue of that CPU's own: only that
+ * CPU can run it, and there it competes by vtime with the queue it would
+ * otherwise be in (scxpol_pool_dispatch_prev()). A task of the CPU's pool
+ * goes to SCXPOL_DSQ_CPU(cpu), on the pool's clock, to compete with the
+ * pool's queue; any other (the CPU is in another pool or none: its
+ * affinity misses its pool) to SCXPOL_DSQ_CPU_SHARED(cpu), on the shared
+ * clock, to compete with the shared queue. In the pool's queue, which
+ * other CPUs serve first, it could starve; in the CPU's local DSQ, which
+ * the kernel serves before ops.dispatch, it would never yield the CPU to
+ * other tasks (a pinned CPU hog would starve them).
  */
 static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t,
@@ -810,24 +873,33 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	const struct cpumask *pm = m ? scxpol_cast_mask(m) : NULL;
 	bool restricted = p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids();
 	struct scxpol_vclock *c;
+	s32 cpu = -1;
 	u32 flags = 0;
 	u64 vtime;
-	s32 cpu;
 
 	scxpol_stat_inc(SCXPOL_STAT_ENQUEUE);
 	if (p->nr_cpus_allowed == 1) {
-		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
-		return;
-	}
-	if (pm && restricted && !bpf_cpumask_intersects(pm, p->cpus_ptr))
+		cpu = (s32)bpf_cpumask_first(p->cpus_ptr);
+		if (!pm || !bpf_cpumask_test_cpu((u32)cpu, pm))
+			pool = SCXPOL_POOL_SHARED;
 		pm = NULL;
-	if (!pm)
+	} else if (pm && restricted && !bpf_cpumask_intersects(pm, p->cpus_ptr)) {
+		pm = NULL;
+	}
+	if (!pm && cpu < 0)
 		pool = SCXPOL_POOL_SHARED;
 	c = scxpol_pool__assign(v, p, t, pool, slice);
 	vtime = c ? scxpol_vtime_enqueue_ctx(c, p, t, enq_flags, slice) : p->scx.dsq_vtime;
 	if (scxpol_vtime_busy_poll_ctx(t)) {
 		vtime += slice;
 		scxpol_stat_inc(SCXPOL_STAT_BUSY_POLL_DEMOTE);
+	}
+	if (cpu >= 0) {
+		scxpol_dsq_insert_vtime(p, pool >= 0 ? SCXPOL_DSQ_CPU(cpu) : SCXPOL_DSQ_CPU_SHARED(cpu),
+					slice, vtime, enq_flags);
+		scxpol_pool__pinned_note(cpu);
+		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		return;
 	}
 	scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice, vtime, enq_flags);
 	if (!pm) {
@@ -1009,17 +1081,19 @@ static __always_inline bool scxpol_pool__rescue(const struct scxpol_pool_view *v
  * Whether @prev, whose slice ran out but which is still runnable, should go
  * on running on @cpu of @pool: it is a task of @pool, and its queue is
  * empty or its head is not ahead of @prev (scxpol_vtime_requeue_ctx(), plus
- * the busy-poll demotion). The kernel re-enqueues @prev only after
+ * the busy-poll demotion), nor is @pin, the vtime of the first task pinned
+ * to @cpu (NULL: none). The kernel re-enqueues @prev only after
  * ops.dispatch, so without this the head of the queue would always win and
  * two tasks would take turns slice by slice whatever their vtimes. If so,
  * @prev gets a new slice (the one it was last given).
  */
 static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
-					      struct task_struct *prev, s32 pool)
+					      struct task_struct *prev, s32 pool, const u64 *pin)
 {
 	struct scxpol_task_ctx *t;
 	struct scxpol_vclock *c;
-	u64 head, vtime;
+	u64 head = 0, vtime;
+	bool queued;
 
 	if (!prev || !(prev->scx.flags & SCXPOL_TASK_QUEUED) || !scxpol_pool_valid(v, pool))
 		return false;
@@ -1027,11 +1101,13 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
 	c = scxpol_pool_vclock(pool);
 	if (!t || !c || t->pool != pool || !t->slice)
 		return false;
-	if (scxpol_pool__head_vtime(SCXPOL_DSQ_POOL(pool), &head)) {
+	queued = scxpol_pool__head_vtime(SCXPOL_DSQ_POOL(pool), &head);
+	if (queued || pin) {
 		vtime = scxpol_vtime_requeue_ctx(c, prev, t);
 		if (scxpol_vtime_busy_poll_ctx(t))
 			vtime += t->slice;
-		if (!scxpol_time_before(vtime, head))
+		if ((queued && !scxpol_time_before(vtime, head)) ||
+		    (pin && !scxpol_time_before(vtime, *pin)))
 			return false;
 	}
 	scxpol_task_set_slice(prev, t->slice);
@@ -1039,46 +1115,87 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
 }
 
 /*
+ * Take the first task of @pinned, a queue of tasks pinned to this CPU, if
+ * its vtime @pin is not behind the head of @own, the queue on the same
+ * clock (scxpol_pool_enqueue()).
+ */
+static __always_inline bool scxpol_pool__take_pinned(u64 pinned, u64 pin, u64 own)
+{
+	u64 head;
+
+	if (scxpol_pool__head_vtime(own, &head) && scxpol_time_before(head, pin))
+		return false;
+	return scxpol_pool__take(pinned, SCXPOL_STAT_DISPATCH_PINNED);
+}
+
+/*
+ * The shared queue's turn on @cpu: its head or the first task pinned to
+ * @cpu on the shared clock (if @waiting: scxpol_pool_pinned_waiting()),
+ * the earlier vtime first.
+ */
+static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
+{
+	u64 pinned = SCXPOL_DSQ_CPU_SHARED(cpu), pin = 0;
+
+	if (waiting && scxpol_pool__head_vtime(pinned, &pin) &&
+	    scxpol_pool__take_pinned(pinned, pin, SCXPOL_DSQ_SHARED))
+		return SCXPOL_POOL_SRC_PINNED;
+	if (scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
+		return SCXPOL_POOL_SRC_SHARED;
+	return SCXPOL_POOL_SRC_NONE;
+}
+
+/*
  * ops.dispatch on @cpu (@prev: ops.dispatch's previous task, or NULL): move one task
- * to the CPU's local DSQ, looking in this order: @cpu's pool queue, where
- * a still-runnable @prev of the pool competes with the head by vtime (it
- * keeps the CPU if it is ahead: scxpol_pool__keep()) -> the shared queue
+ * to the CPU's local DSQ, looking in this order: @cpu's pool queue and
+ * the queue of the pool's tasks pinned to @cpu, whose heads compete by
+ * vtime, with a still-runnable @prev of the pool (it keeps the CPU if it
+ * is ahead of both: scxpol_pool__keep()) -> the shared queue and the
+ * queue of other tasks pinned to @cpu, the same way
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
  * (a LEND pool) the queues of BORROW pools not looked at already, nearest
  * first. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first at
  * the shared queue, then for a task stranded or starving in another pool's
  * queue (scxpol_pool_stranded(); counted as a steal). A CPU in no pool
- * serves the shared queue only (and stranded tasks). Counts where the task
- * came from (SCXPOL_STAT_DISPATCH_*) and returns it (enum
- * scxpol_pool_source).
+ * serves the shared queue (and its pinned tasks) only, and stranded tasks.
+ * Counts where the task came from (SCXPOL_STAT_DISPATCH_*) and returns it
+ * (enum scxpol_pool_source).
  */
 static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
 						     struct task_struct *prev)
 {
 	struct scxpol_pool_pcpu *pc;
 	struct scxpol_pool_slot *s;
-	bool shared_first = false;
+	bool shared_first = false, pinned = false, waiting;
 	u32 zero = 0, flags = 0, nr_order = 0;
 	s32 pool = scxpol_pool_of_cpu(v, cpu);
+	/* set even when unused: the compiler may spill it, the verifier rejects uninitialised reads */
+	u64 pin = 0;
+	int src;
 
 	pc = bpf_map_lookup_elem(&scxpol_pool_pcpu, &zero);
 	if (pc && ++pc->nr_dispatch % SCXPOL_POOL_SHARED_EVERY == 0)
 		shared_first = true;
-	if (shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
-		return SCXPOL_POOL_SRC_SHARED;
+	waiting = scxpol_pool_pinned_waiting(cpu);
+	if (shared_first && (src = scxpol_pool__take_shared(cpu, waiting)) != SCXPOL_POOL_SRC_NONE)
+		return src;
 	if (shared_first && scxpol_pool__rescue(v, cpu, pool))
 		return SCXPOL_POOL_SRC_RESCUE;
-	if (scxpol_pool__keep(v, prev, pool))
-		return SCXPOL_POOL_SRC_KEEP;
 	s = scxpol_pool__slot(v, pool);
+	if (s && waiting)
+		pinned = scxpol_pool__head_vtime(SCXPOL_DSQ_CPU(cpu), &pin);
+	if (scxpol_pool__keep(v, prev, pool, pinned ? &pin : NULL))
+		return SCXPOL_POOL_SRC_KEEP;
+	if (pinned && scxpol_pool__take_pinned(SCXPOL_DSQ_CPU(cpu), pin, SCXPOL_DSQ_POOL(pool)))
+		return SCXPOL_POOL_SRC_PINNED;
 	if (s) {
 		flags = s->desc.flags;
 		nr_order = s->desc.nr_order;
 		if (scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
 			return SCXPOL_POOL_SRC_POOL;
 	}
-	if (!shared_first && scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
-		return SCXPOL_POOL_SRC_SHARED;
+	if (!shared_first && (src = scxpol_pool__take_shared(cpu, waiting)) != SCXPOL_POOL_SRC_NONE)
+		return src;
 	if ((flags & SCXPOL_POOL_STEAL) &&
 	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_STEAL, 0, SCXPOL_STAT_DISPATCH_STEAL))
 		return SCXPOL_POOL_SRC_STEAL;
@@ -1087,6 +1204,10 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_BORROW, flags & SCXPOL_POOL_STEAL,
 			      SCXPOL_STAT_DISPATCH_BORROW))
 		return SCXPOL_POOL_SRC_BORROW;
+	/* a queue's head was ahead, but another CPU took it, or it may not run here */
+	if (waiting && (scxpol_pool__take(SCXPOL_DSQ_CPU(cpu), SCXPOL_STAT_DISPATCH_PINNED) ||
+			scxpol_pool__take(SCXPOL_DSQ_CPU_SHARED(cpu), SCXPOL_STAT_DISPATCH_PINNED)))
+		return SCXPOL_POOL_SRC_PINNED;
 	scxpol_stat_inc(SCXPOL_STAT_DISPATCH_NONE);
 	return SCXPOL_POOL_SRC_NONE;
 }

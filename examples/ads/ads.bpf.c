@@ -162,12 +162,12 @@ void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
 
 /*
  * An lc task whose slice ran out on an lc CPU keeps it while no other lc
- * work waits: ops.dispatch runs before the kernel queues @prev again, so
- * the lc queue looks empty and the CPU would fetch bg work instead. Nor
- * while the head of the bg queue may run here and is stranded there (a
- * resize took away every bg CPU it may run on) or has waited there for
- * SCXPOL_POOL_STARVE_NS (scxpol_pool_stranded()): the CPU then steals it,
- * where keeping @prev would starve it.
+ * work waits, nor a task pinned to the CPU: ops.dispatch runs before the
+ * kernel queues @prev again, so the lc queue looks empty and the CPU would
+ * fetch bg work instead. Nor while the head of the bg queue may run here
+ * and is stranded there (a resize took away every bg CPU it may run on) or
+ * has waited there for SCXPOL_POOL_STARVE_NS (scxpol_pool_stranded()): the
+ * CPU then steals it, where keeping @prev would starve it.
  */
 static __always_inline bool ads_keep_prev(const struct scxpol_pool_view *v, s32 cpu,
 					  struct task_struct *prev)
@@ -179,7 +179,8 @@ static __always_inline bool ads_keep_prev(const struct scxpol_pool_view *v, s32 
 		return false;
 	t = scxpol_task_ctx(prev);
 	return t && t->pool == ADS_POOL_LC && !scxpol_pool_depth(ADS_POOL_LC) &&
-	       !scxpol_pool_depth(SCXPOL_POOL_SHARED) && !scxpol_pool_stranded(v, cpu);
+	       !scxpol_pool_pinned_waiting(cpu) && !scxpol_pool_depth(SCXPOL_POOL_SHARED) &&
+	       !scxpol_pool_stranded(v, cpu);
 }
 
 void SCXPOL_OPS(ads_dispatch, s32 cpu, struct task_struct *prev)

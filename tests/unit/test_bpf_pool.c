@@ -290,6 +290,13 @@ static void test_init_creates_queues(void **state)
 	for (i = 0; i < 3; i++)
 		assert_true(fake_dsq_exists(SCXPOL_DSQ_POOL(i)));
 	assert_false(fake_dsq_exists(SCXPOL_DSQ_POOL(3)));
+	/* two queues per possible CPU, for the tasks pinned to it */
+	for (i = 0; i < 4; i++) {
+		assert_true(fake_dsq_exists(SCXPOL_DSQ_CPU(i)));
+		assert_true(fake_dsq_exists(SCXPOL_DSQ_CPU_SHARED(i)));
+	}
+	assert_false(fake_dsq_exists(SCXPOL_DSQ_CPU(4)));
+	assert_false(fake_dsq_exists(SCXPOL_DSQ_CPU_SHARED(4)));
 	/* every pool clock and the shared one got the rule */
 	for (i = 0; i < 3; i++)
 		assert_int_equal(scxpol_pool_vclock((s32)i)->reset_every, 7);
@@ -687,14 +694,29 @@ static void test_enqueue_special_cases(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
 	const s32 pin[] = { 2 }, out[] = { 2, 3 };
-	struct task_struct *p = task(0, 2), *q = task(1, 3), *r = task(2, 0);
+	struct task_struct *p = task(0, 2), *q = task(1, 3), *r = task(2, 0), *p1 = task(3, 2);
 
 	(void)state;
 	publish_ok(plan, 2);
-	/* pinned to one CPU: its local DSQ, or other pools' work could starve it */
+	/*
+	 * pinned to one CPU: a queue of that CPU's, and the CPU is woken if
+	 * idle; a task of d0 pinned to d1's CPU 2 is a task whose affinity
+	 * misses its pool: the queue on the shared clock
+	 */
 	fake_task_allow(p, pin, 1);
+	fake_clear_kicks();
 	enqueue(p, 0, 0);
-	assert_int_equal(fake_local_count(2), 1);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_CPU_SHARED(2)), 1);
+	assert_int_equal(fake_local_count(2), 0);
+	assert_int_equal(scxpol_task_ctx(p)->pool, SCXPOL_POOL_SHARED);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 2);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_IDLE);
+	/* a task of d1 pinned there: the queue on d1's clock */
+	fake_task_allow(p1, pin, 1);
+	enqueue(p1, 1, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_CPU(2)), 1);
+	assert_int_equal(scxpol_task_ctx(p1)->pool, 1);
 	/* affinity outside its pool: the shared queue, which every CPU serves */
 	fake_task_allow(q, out, 2);
 	enqueue(q, 0, 0);
@@ -794,27 +816,24 @@ static void test_wakeup_preempts_a_later_task(void **state)
 }
 
 /*
- * A new task starts on the shared clock, which CPU-pinned tasks (placed in
- * no pool) drive ahead of an oversubscribed pool's clock: joining that pool
- * it must come in at the pool's clock, not seconds ahead of every task
- * queued there (it would wait until the pool's clock caught up: a
- * watchdog stall).
+ * A new task starts on the shared clock, which tasks in no pool drive
+ * ahead of an oversubscribed pool's clock: joining that pool it must come
+ * in at the pool's clock, not seconds ahead of every task queued there (it
+ * would wait until the pool's clock caught up: a watchdog stall).
  */
 static void test_new_task_joins_at_its_pools_clock(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
-	const s32 pin[] = { 0 };
-	struct task_struct *pinned = task(0, 0), *hog = task(1, 2), *fresh = task(2, 2);
+	struct task_struct *loner = task(0, 0), *hog = task(1, 2), *fresh = task(2, 2);
 	struct scxpol_pool_view v;
 
 	(void)state;
 	publish_ok(plan, 2);
 	busy("0-3");
-	/* a pinned task ran 30 s on its own CPU: the shared clock is there */
-	fake_task_allow(pinned, pin, 1);
-	enqueue(pinned, 0, 0);
-	pinned->scx.dsq_vtime = 30000 * MS;
-	running(pinned);
+	/* a task in no pool ran 30 s: the shared clock is there */
+	enqueue(loner, SCXPOL_POOL_SHARED, 0);
+	loner->scx.dsq_vtime = 30000 * MS;
+	running(loner);
 	assert_int_equal(scxpol_pool_vclock(SCXPOL_POOL_SHARED)->now, 30000 * MS);
 	/* d1's clock is at 2 s */
 	enqueue(hog, 1, 0);
@@ -838,6 +857,162 @@ static void test_new_task_joins_at_its_pools_clock(void **state)
 	v = view();
 	scxpol_pool_assign(&v, fresh, scxpol_task_ctx(fresh), 1, SLICE);
 	assert_int_equal(fresh->scx.dsq_vtime, 2000 * MS);
+}
+
+/* @p was dispatched to @cpu and runs there (ops.running), still runnable. */
+static struct task_struct *run_on(struct task_struct *p, s32 cpu, s32 pool)
+{
+	enqueue(p, pool, 0);
+	assert_int_equal(dispatch(cpu), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(cpu), p);
+	running(p);
+	p->scx.flags |= SCX_TASK_QUEUED;
+	return p;
+}
+
+/* @cpu's entry of scxpol_pool_curr. */
+static struct scxpol_pool_curr *curr_of(u32 cpu)
+{
+	struct scxpol_pool_curr *c = bpf_map_lookup_elem(&scxpol_pool_curr, &cpu);
+
+	assert_non_null(c);
+	return c;
+}
+
+/* run_on(), then @ns pass and @p's slice runs out. */
+static struct task_struct *slice_out_after(struct task_struct *p, s32 cpu, s32 pool, u64 ns)
+{
+	run_on(p, cpu, pool);
+	fake_advance(ns);
+	p->scx.slice = 0;
+	return p;
+}
+
+static int dispatch_prev(s32 cpu, struct task_struct *prev)
+{
+	struct scxpol_pool_view v = view();
+
+	fake_set_cpu(cpu);
+	return scxpol_pool_dispatch_prev(&v, cpu, prev);
+}
+
+/*
+ * One slice of whatever ops.dispatch gives @cpu: it runs 5 ms and, still
+ * runnable, is enqueued again into @pool. Returns the task.
+ */
+static struct task_struct *run_slice(s32 cpu, s32 pool)
+{
+	struct task_struct *p;
+
+	assert_int_not_equal(dispatch(cpu), SCXPOL_POOL_SRC_NONE);
+	p = fake_local_pop(cpu);
+	assert_non_null(p);
+	running(p);
+	fake_advance(SLICE);
+	stopping(p, true);
+	enqueue(p, pool, 0);
+	return p;
+}
+
+/*
+ * A CPU hog pinned to CPU 0 and a hog queued where it would be share the
+ * CPU: the pinned task's queue and that queue are on one clock, and
+ * dispatch takes the earlier head. (In the CPU's local DSQ, which the
+ * kernel serves before ops.dispatch, the pinned hog would have had the CPU
+ * to itself.) @pool: the pool of both (CPU 0's, or SCXPOL_POOL_SHARED).
+ */
+static void pinned_shares_cpu(s32 pool, u64 pinned_dsq, u64 other_dsq)
+{
+	const struct tpool plan[] = { { "d0", 0, "0", NULL }, { "d1", 0, "1-3", NULL } };
+	const s32 pin[] = { 0 };
+	struct task_struct *pinned = task(0, 0), *hog = task(1, 0), *p;
+	int runs[2] = { 0, 0 }, i;
+
+	publish_ok(plan, 2);
+	busy("0-3");
+	fake_task_allow(pinned, pin, 1);
+	enqueue(pinned, pool, 0);
+	enqueue(hog, pool, 0);
+	assert_int_equal(fake_dsq_count(pinned_dsq), 1);
+	assert_int_equal(fake_dsq_count(other_dsq), 1);
+	for (i = 0; i < 20; i++) {
+		p = run_slice(0, pool);
+		runs[p == hog]++;
+	}
+	assert_int_equal(runs[0], 10);
+	assert_int_equal(runs[1], 10);
+	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_PINNED), 10);
+	assert_int_equal(fake_nr_errors(), 0);
+}
+
+static void test_pinned_task_shares_its_cpu(void **state)
+{
+	(void)state;
+	pinned_shares_cpu(0, SCXPOL_DSQ_CPU(0), SCXPOL_DSQ_POOL(0));
+}
+
+static void test_pinned_task_in_no_pool_shares_its_cpu(void **state)
+{
+	(void)state;
+	pinned_shares_cpu(SCXPOL_POOL_SHARED, SCXPOL_DSQ_CPU_SHARED(0), SCXPOL_DSQ_SHARED);
+}
+
+/*
+ * The earlier vtime wins between the pool's head and the pinned head; a
+ * still-runnable previous task keeps the CPU only if ahead of both; a CPU
+ * in no pool weighs its pinned tasks against the shared queue.
+ */
+static void test_pinned_head_competes_by_vtime(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2", NULL } };
+	const s32 pin0[] = { 0 }, pin3[] = { 3 };
+	struct task_struct *pn = task(0, 0), *q = task(1, 0), *prev, *pn3 = task(3, 3),
+			   *sh = task(4, 3);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	prev = slice_out_after(task(2, 0), 0, 0, 1 * MS);
+	fake_task_allow(pn, pin0, 1);
+	pn->scx.dsq_vtime = 3 * MS;
+	enqueue(pn, 0, SCX_ENQ_WAKEUP);
+	q->scx.dsq_vtime = 4 * MS;
+	enqueue(q, 0, SCX_ENQ_WAKEUP);
+	/* prev would be requeued at 1 ms: ahead of both, it goes on */
+	assert_int_equal(dispatch_prev(0, prev), SCXPOL_POOL_SRC_KEEP);
+	/* at 3.5 ms it is behind the pinned head (3 ms) but not the pool's (4 ms) */
+	fake_advance(2500000);
+	assert_int_equal(dispatch_prev(0, prev), SCXPOL_POOL_SRC_PINNED);
+	assert_ptr_equal(fake_local_pop(0), pn);
+	/* pinned at 5 ms: the pool's head (4 ms) first, then the pinned task */
+	pn->scx.dsq_vtime = 5 * MS;
+	enqueue(pn, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(0), q);
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_PINNED);
+	assert_ptr_equal(fake_local_pop(0), pn);
+	/* CPU 3 is in no pool: its pinned task against the shared queue's head */
+	fake_task_allow(pn3, pin3, 1);
+	enqueue(pn3, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(scxpol_task_ctx(pn3)->pool, SCXPOL_POOL_SHARED);
+	sh->scx.dsq_vtime = pn3->scx.dsq_vtime + MS;
+	enqueue(sh, SCXPOL_POOL_SHARED, SCX_ENQ_WAKEUP);
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_PINNED);
+	assert_ptr_equal(fake_local_pop(3), pn3);
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_pop(3), sh);
+	/* CPU 0's queues are empty: the count resets, and dispatch stops looking */
+	assert_int_equal(curr_of(0)->pinned, 1);
+	assert_false(scxpol_pool_pinned_waiting(0));
+	assert_int_equal(curr_of(0)->pinned, 0);
+	assert_false(scxpol_pool_pinned_waiting(0));
+	/* a task queued again counts, and stays counted while it waits */
+	enqueue(pn, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(curr_of(0)->pinned, 1);
+	assert_true(scxpol_pool_pinned_waiting(0));
+	assert_true(scxpol_pool_pinned_waiting(0));
+	assert_int_equal(curr_of(0)->pinned, 1);
+	assert_int_equal(fake_nr_errors(), 0);
 }
 
 /* A task moving between pools keeps its lag behind or lead over the clock. */
@@ -1127,25 +1302,6 @@ static void test_dispatch_respects_affinity(void **state)
 	assert_ptr_equal(fake_local_at(1, 0), p);
 }
 
-/* @p was dispatched to @cpu and runs there (ops.running), still runnable. */
-static struct task_struct *run_on(struct task_struct *p, s32 cpu, s32 pool)
-{
-	enqueue(p, pool, 0);
-	assert_int_equal(dispatch(cpu), SCXPOL_POOL_SRC_POOL);
-	assert_ptr_equal(fake_local_pop(cpu), p);
-	running(p);
-	p->scx.flags |= SCX_TASK_QUEUED;
-	return p;
-}
-
-static int dispatch_prev(s32 cpu, struct task_struct *prev)
-{
-	struct scxpol_pool_view v = view();
-
-	fake_set_cpu(cpu);
-	return scxpol_pool_dispatch_prev(&v, cpu, prev);
-}
-
 static void test_prev_keeps_cpu_when_ahead(void **state)
 {
 	struct task_struct *p, *q = task(1, 0);
@@ -1153,9 +1309,7 @@ static void test_prev_keeps_cpu_when_ahead(void **state)
 	(void)state;
 	publish_ok(steal3, 3);
 	busy("0-5");
-	p = run_on(task(0, 0), 0, 0);
-	fake_advance(5 * MS);
-	p->scx.slice = 0;
+	p = slice_out_after(task(0, 0), 0, 0, 5 * MS);
 	/* q waits at 8 ms; p would be requeued at 5 ms: p goes on */
 	q->scx.dsq_vtime = 8 * MS;
 	enqueue(q, 0, SCX_ENQ_WAKEUP);
@@ -1348,6 +1502,9 @@ int main(void)
 		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
 		cmocka_unit_test_setup(test_wakeup_preempts_a_later_task, setup_4),
 		cmocka_unit_test_setup(test_new_task_joins_at_its_pools_clock, setup_4),
+		cmocka_unit_test_setup(test_pinned_task_shares_its_cpu, setup_4),
+		cmocka_unit_test_setup(test_pinned_task_in_no_pool_shares_its_cpu, setup_4),
+		cmocka_unit_test_setup(test_pinned_head_competes_by_vtime, setup_4),
 		cmocka_unit_test_setup(test_pool_change_keeps_lag, setup_4),
 		cmocka_unit_test_setup(test_lead_is_bounded, setup_4),
 		cmocka_unit_test_setup(test_dispatch_own_shared_then_steal_nearest, setup_llc3),

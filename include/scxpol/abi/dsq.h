@@ -16,6 +16,7 @@ enum scxpol_dsq_kind {
 	SCXPOL_DSQ_KIND_LLC = 4,
 	SCXPOL_DSQ_KIND_CPU = 5,
 	SCXPOL_DSQ_KIND_USER = 6,
+	SCXPOL_DSQ_KIND_CPU_SHARED = 7,
 };
 
 /* The DSQ id of @index of @kind (enum scxpol_dsq_kind); @index is cut to 56 bits. */
@@ -24,7 +25,9 @@ enum scxpol_dsq_kind {
 	 ((unsigned long long)(index) & SCXPOL_DSQ_INDEX_MASK))
 /*
  * The ids of each kind: the shared queue, a pool's queue, a (pool, LLC)
- * queue, an LLC's, a CPU's, and the policy's own queues (@n: any index).
+ * queue, an LLC's, a CPU's, the policy's own queues (@n: any index), and a
+ * CPU's second queue (the pool helpers keep the tasks pinned to a CPU on
+ * two: those of the CPU's pool, and those in no pool or another).
  * LLC ids are below 2^24 in any kernel; a (pool, LLC) id gives the pool
  * the bits above.
  */
@@ -35,6 +38,7 @@ enum scxpol_dsq_kind {
 #define SCXPOL_DSQ_LLC(llc) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_LLC, (llc))
 #define SCXPOL_DSQ_CPU(cpu) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_CPU, (cpu))
 #define SCXPOL_DSQ_USER(n) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_USER, (n))
+#define SCXPOL_DSQ_CPU_SHARED(cpu) SCXPOL_DSQ_ID(SCXPOL_DSQ_KIND_CPU_SHARED, (cpu))
 
 /* The kind and the index of DSQ id @id (for stats and debugging output). */
 #define SCXPOL_DSQ_KIND(id) ((unsigned int)(((id) >> SCXPOL_DSQ_KIND_SHIFT) & 0x7f))

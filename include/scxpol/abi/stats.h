@@ -28,6 +28,7 @@ enum scxpol_stat {
 	SCXPOL_STAT_POOL_COMMIT,        /* pool tables published by userspace */
 	SCXPOL_STAT_POOL_REJECT,        /* a pool publication rejected (bad input) */
 	SCXPOL_STAT_IMPORTANT,          /* tasks run as "important" (hint) */
+	SCXPOL_STAT_DISPATCH_PINNED,    /* dispatched from the CPU's queue of tasks pinned to it */
 	SCXPOL_STAT_NR,
 };
 
@@ -39,6 +40,6 @@ enum scxpol_stat {
 	"enqueue", "direct", "dispatch_pool", "dispatch_shared", "dispatch_steal", \
 	"dispatch_borrow", "dispatch_none", "borrow_idle", "reclaim", "hint_hit", \
 	"hint_miss", "hint_reject", "busy_poll_demote", "pool_commit",        \
-	"pool_reject", "important"
+	"pool_reject", "important", "dispatch_pinned"
 
 #endif
