@@ -68,7 +68,7 @@ void SCXPOL_OPS(hintpol_enqueue, struct task_struct *p, u64 enq_flags)
 	cpu = class_cpu(p, &h);
 	if (cpu >= 0) {
 		scxpol_stat_user_inc(U_CLASS_PLACED);
-		scxpol_dsq_insert(p, SCXPOL_DSQ_CPU(cpu), slice_ns, enq_flags);
+		scxpol_dsq_insert(p, SCXPOL_DSQ_USER(cpu), slice_ns, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
@@ -83,7 +83,7 @@ void SCXPOL_OPS(hintpol_dispatch, s32 cpu, struct task_struct *prev)
 		restart_req = 0;
 		scxpol_exit(SCXPOL_ECODE_ACT_RESTART, "restart requested by the loader");
 	}
-	if (cpu >= 0 && cpu < HINTPOL_MAX_CPUS && scxpol_dsq_move_to_local(SCXPOL_DSQ_CPU(cpu)))
+	if (cpu >= 0 && cpu < HINTPOL_MAX_CPUS && scxpol_dsq_move_to_local(SCXPOL_DSQ_USER(cpu)))
 		scxpol_stat_inc(SCXPOL_STAT_DISPATCH_POOL);
 	else if (scxpol_dsq_move_to_local(SCXPOL_DSQ_SHARED))
 		scxpol_stat_inc(SCXPOL_STAT_DISPATCH_SHARED);
@@ -129,7 +129,7 @@ s32 SCXPOL_OPS_SLEEPABLE(hintpol_init)
 	/* the shared queue, and the pools' queues if the loader set pools up */
 	r = scxpol_pool_init(&vclock);
 	for (i = 0; !r && i < nr_cpus && i < HINTPOL_MAX_CPUS; i++)
-		r = scxpol_dsq_create(SCXPOL_DSQ_CPU(i), -1);
+		r = scxpol_dsq_create(SCXPOL_DSQ_USER(i), -1);
 	return r;
 }
 
