@@ -901,6 +901,9 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
+	/* from when it may starve there (scxpol_pool__stranded()) */
+	if (t && pm)
+		t->queued_at = scxpol_now();
 	scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice, vtime, enq_flags);
 	if (!pm) {
 		/* every CPU serves the shared queue: wake one @p may use, if one is idle */
@@ -961,32 +964,44 @@ static __always_inline bool scxpol_pool__pull(const struct scxpol_pool_view *v, 
 	return false;
 }
 
-/* The vtime of the first task of @dsq; false when it is empty. */
-static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime)
+/* scxpol_pool__head_vtime() of the first task @q. */
+static __always_inline bool scxpol_pool__head_of(struct task_struct *q, u64 *vtime, s32 *pool)
+{
+	struct scxpol_task_ctx *t;
+
+	*vtime = q->scx.dsq_vtime;
+	if (pool) {
+		t = scxpol_task_ctx(q);
+		if (t)
+			*pool = t->pool;
+	}
+	return true;
+}
+
+/*
+ * The vtime of the first task of @dsq; false when it is empty. With @pool,
+ * also the pool that task was queued in (kept if it has no context).
+ */
+static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime, s32 *pool)
 {
 	struct task_struct *q;
 
 	/* 7.1+: one DSQ lookup instead of two (the count, then an iterator) */
 	if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
 		q = scx_bpf_dsq_peek(dsq);
-		if (!q)
-			return false;
-		*vtime = q->scx.dsq_vtime;
-		return true;
+		return q && scxpol_pool__head_of(q, vtime, pool);
 	}
 	if (scx_bpf_dsq_nr_queued(dsq) <= 0)
 		return false;
 	bpf_for_each(scx_dsq, q, dsq, 0) {
-		*vtime = q->scx.dsq_vtime;
-		return true;
+		return scxpol_pool__head_of(q, vtime, pool);
 	}
 	return false;
 }
 
 /*
- * How long a task may wait at the head of its pool's queue (since it last
- * started running) before the CPUs of other pools may take it
- * (scxpol_pool_stranded()).
+ * How long a task may wait in its pool's queue (since it was queued) before
+ * the CPUs of other pools may take it (scxpol_pool_stranded()).
  */
 #ifndef SCXPOL_POOL_STARVE_NS
 #define SCXPOL_POOL_STARVE_NS 1000000000ULL
@@ -1006,7 +1021,13 @@ static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, u32 
 	if (qflags == SCXPOL_POOL_EXCLUSIVE)
 		return false;
 	t = scxpol_task_ctx(h);
-	return t && scxpol_now() - t->run_start > SCXPOL_POOL_STARVE_NS;
+	/*
+	 * Not since it last ran: a task that slept, or never ran under this
+	 * scheduler instance (a restart), would look starved the moment it is
+	 * queued, and the other pools' CPUs would take it at once. Signed:
+	 * scx_bpf_now() is per CPU and may be behind the enqueuing CPU's.
+	 */
+	return t && (s64)(scxpol_now() - t->queued_at) > (s64)SCXPOL_POOL_STARVE_NS;
 }
 
 /*
@@ -1085,10 +1106,13 @@ static __always_inline bool scxpol_pool__rescue(const struct scxpol_pool_view *v
  * to @cpu (NULL: none). The kernel re-enqueues @prev only after
  * ops.dispatch, so without this the head of the queue would always win and
  * two tasks would take turns slice by slice whatever their vtimes. If so,
- * @prev gets a new slice (the one it was last given).
+ * @prev gets a new slice (the one it was last given). Without @vs_queue,
+ * the queue's head is left out: it was ahead, but this CPU could not take
+ * it (another CPU did, or its affinity excludes this one).
  */
 static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
-					      struct task_struct *prev, s32 pool, const u64 *pin)
+					      struct task_struct *prev, s32 pool, const u64 *pin,
+					      bool vs_queue)
 {
 	struct scxpol_task_ctx *t;
 	struct scxpol_vclock *c;
@@ -1101,7 +1125,7 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
 	c = scxpol_pool_vclock(pool);
 	if (!t || !c || t->pool != pool || !t->slice)
 		return false;
-	queued = scxpol_pool__head_vtime(SCXPOL_DSQ_POOL(pool), &head);
+	queued = vs_queue && scxpol_pool__head_vtime(SCXPOL_DSQ_POOL(pool), &head, NULL);
 	if (queued || pin) {
 		vtime = scxpol_vtime_requeue_ctx(c, prev, t);
 		if (scxpol_vtime_busy_poll_ctx(t))
@@ -1123,7 +1147,7 @@ static __always_inline bool scxpol_pool__take_pinned(u64 pinned, u64 pin, u64 ow
 {
 	u64 head;
 
-	if (scxpol_pool__head_vtime(own, &head) && scxpol_time_before(head, pin))
+	if (scxpol_pool__head_vtime(own, &head, NULL) && scxpol_time_before(head, pin))
 		return false;
 	return scxpol_pool__take(pinned, SCXPOL_STAT_DISPATCH_PINNED);
 }
@@ -1137,7 +1161,7 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
 {
 	u64 pinned = SCXPOL_DSQ_CPU_SHARED(cpu), pin = 0;
 
-	if (waiting && scxpol_pool__head_vtime(pinned, &pin) &&
+	if (waiting && scxpol_pool__head_vtime(pinned, &pin, NULL) &&
 	    scxpol_pool__take_pinned(pinned, pin, SCXPOL_DSQ_SHARED))
 		return SCXPOL_POOL_SRC_PINNED;
 	if (scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
@@ -1149,7 +1173,8 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
  * ops.dispatch on @cpu (@prev: ops.dispatch's previous task, or NULL): move one task
  * to the CPU's local DSQ, looking in this order: @cpu's pool queue and
  * the queue of the pool's tasks pinned to @cpu, whose heads compete by
- * vtime, with a still-runnable @prev of the pool (it keeps the CPU if it
+ * vtime (a pinned task queued on another pool's clock, before a resize
+ * moved @cpu, goes first), with a still-runnable @prev of the pool (it keeps the CPU if it
  * is ahead of both: scxpol_pool__keep()) -> the shared queue and the
  * queue of other tasks pinned to @cpu, the same way
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
@@ -1168,7 +1193,7 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	struct scxpol_pool_slot *s;
 	bool shared_first = false, pinned = false, waiting;
 	u32 zero = 0, flags = 0, nr_order = 0;
-	s32 pool = scxpol_pool_of_cpu(v, cpu);
+	s32 pool = scxpol_pool_of_cpu(v, cpu), pin_pool = pool;
 	/* set even when unused: the compiler may spill it, the verifier rejects uninitialised reads */
 	u64 pin = 0;
 	int src;
@@ -1182,9 +1207,14 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (shared_first && scxpol_pool__rescue(v, cpu, pool))
 		return SCXPOL_POOL_SRC_RESCUE;
 	s = scxpol_pool__slot(v, pool);
-	if (s && waiting)
-		pinned = scxpol_pool__head_vtime(SCXPOL_DSQ_CPU(cpu), &pin);
-	if (scxpol_pool__keep(v, prev, pool, pinned ? &pin : NULL))
+	if (waiting && scxpol_pool__head_vtime(SCXPOL_DSQ_CPU(cpu), &pin, &pin_pool)) {
+		/* queued on another pool's clock, before a resize moved @cpu: due now */
+		if (pin_pool != pool &&
+		    scxpol_pool__take(SCXPOL_DSQ_CPU(cpu), SCXPOL_STAT_DISPATCH_PINNED))
+			return SCXPOL_POOL_SRC_PINNED;
+		pinned = s != NULL;
+	}
+	if (scxpol_pool__keep(v, prev, pool, pinned ? &pin : NULL, true))
 		return SCXPOL_POOL_SRC_KEEP;
 	if (pinned && scxpol_pool__take_pinned(SCXPOL_DSQ_CPU(cpu), pin, SCXPOL_DSQ_POOL(pool)))
 		return SCXPOL_POOL_SRC_PINNED;
@@ -1193,6 +1223,9 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 		nr_order = s->desc.nr_order;
 		if (scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
 			return SCXPOL_POOL_SRC_POOL;
+		/* rather than fetch other work while @prev would wait in its queue */
+		if (scxpol_pool__keep(v, prev, pool, pinned ? &pin : NULL, false))
+			return SCXPOL_POOL_SRC_KEEP;
 	}
 	if (!shared_first && (src = scxpol_pool__take_shared(cpu, waiting)) != SCXPOL_POOL_SRC_NONE)
 		return src;

@@ -16,6 +16,7 @@ struct scxpol_task_ctx {
 	u64 run_start;     /* clock when it last started running */
 	u64 last_runtime;  /* ns it ran during its last stint on a CPU */
 	u64 slice;         /* slice given at its last insert */
+	u64 queued_at;     /* clock when it last went on a pool's queue */
 	u32 nr_enqueues;   /* enqueues so far (Algorithm 1's counter) */
 	u32 nr_sleeps;     /* sleeps since the last vtime reset */
 	u32 full_slices;   /* consecutive stints that used the whole slice */
@@ -85,10 +86,20 @@ static __always_inline s32 scxpol_task_init(struct task_struct *p)
 	return 0;
 }
 
-/* @p's context, created on demand (tasks that predate the scheduler). */
+/*
+ * @p's context, created on demand for a task ops.init_task did not see
+ * (the idle tasks): with pool -1 as there, since pool 0 is a real pool.
+ */
 static __always_inline struct scxpol_task_ctx *scxpol_task_ctx(struct task_struct *p)
 {
-	return bpf_task_storage_get(&scxpol_task_stor, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct scxpol_task_ctx *c = bpf_task_storage_get(&scxpol_task_stor, p, 0, 0);
+
+	if (c)
+		return c;
+	c = bpf_task_storage_get(&scxpol_task_stor, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (c)
+		c->pool = -1;
+	return c;
 }
 
 #endif

@@ -29,8 +29,7 @@
  * flag; one that used up the whole long slice queues normally, so an
  * important spinner cannot starve its pool.
  *
- * Within a pool, tasks are ordered by weighted virtual time. An lc task
- * whose slice ran out keeps its lc CPU while no other lc work waits.
+ * Within a pool, tasks are ordered by weighted virtual time.
  */
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
@@ -161,35 +160,17 @@ void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
 }
 
 /*
- * An lc task whose slice ran out on an lc CPU keeps it while no other lc
- * work waits, nor a task pinned to the CPU: ops.dispatch runs before the
- * kernel queues @prev again, so the lc queue looks empty and the CPU would
- * fetch bg work instead. Nor while the head of the bg queue may run here
- * and is stranded there (a resize took away every bg CPU it may run on) or
- * has waited there for SCXPOL_POOL_STARVE_NS (scxpol_pool_stranded()): the
- * CPU then steals it, where keeping @prev would starve it.
+ * A task whose slice ran out keeps its CPU while it is ahead of its pool's
+ * queue (scxpol_pool_dispatch_prev()): ops.dispatch runs before the kernel
+ * queues @prev again, so an lc CPU would otherwise find the lc queue empty
+ * and fetch bg work ahead of its own lc task.
  */
-static __always_inline bool ads_keep_prev(const struct scxpol_pool_view *v, s32 cpu,
-					  struct task_struct *prev)
-{
-	struct scxpol_task_ctx *t;
-
-	if (!prev || !(prev->scx.flags & scxpol_kenum(scx_ent_flags, SCX_TASK_QUEUED)) ||
-	    scxpol_pool_of_cpu(v, cpu) != ADS_POOL_LC)
-		return false;
-	t = scxpol_task_ctx(prev);
-	return t && t->pool == ADS_POOL_LC && !scxpol_pool_depth(ADS_POOL_LC) &&
-	       !scxpol_pool_pinned_waiting(cpu) && !scxpol_pool_depth(SCXPOL_POOL_SHARED) &&
-	       !scxpol_pool_stranded(v, cpu);
-}
-
 void SCXPOL_OPS(ads_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct scxpol_pool_view v;
 
 	scxpol_pool_view(&v);
-	if (!ads_keep_prev(&v, cpu, prev))
-		scxpol_pool_dispatch(&v, cpu);
+	scxpol_pool_dispatch_prev(&v, cpu, prev);
 }
 
 void SCXPOL_OPS(ads_running, struct task_struct *p)

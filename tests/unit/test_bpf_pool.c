@@ -1015,6 +1015,46 @@ static void test_pinned_head_competes_by_vtime(void **state)
 	assert_int_equal(fake_nr_errors(), 0);
 }
 
+/*
+ * A task pinned to a CPU waits there on its pool's clock; a resize that
+ * moves the CPU to a pool whose clock is far behind must not leave it
+ * waiting until that clock catches up (longer than the watchdog allows).
+ */
+static void test_pinned_task_survives_a_resize(void **state)
+{
+	const struct tpool before[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	const struct tpool after[] = { { "d0", 0, "0", NULL }, { "d1", 0, "1-3", NULL } };
+	const s32 pin1[] = { 1 };
+	struct task_struct *pn = task(0, 1), *ahead = task(1, 0);
+	int i;
+
+	(void)state;
+	publish_ok(before, 2);
+	busy("0-3");
+	/* d0's clock runs 10 s ahead of d1's */
+	enqueue(ahead, 0, 0);
+	ahead->scx.dsq_vtime = 10000 * MS;
+	running(ahead);
+	fake_task_allow(pn, pin1, 1);
+	enqueue(pn, 0, SCX_ENQ_WAKEUP);
+	assert_true(pn->scx.dsq_vtime >= 9000 * MS);
+	publish_ok(after, 2);
+	for (i = 0; i < 4; i++)
+		enqueue(task(2 + i, 2), 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_PINNED);
+	assert_ptr_equal(fake_local_pop(1), pn);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	assert_non_null(fake_local_pop(1));
+	/* and when the resize leaves the CPU in no pool */
+	publish_ok(before, 2);
+	enqueue(pn, 0, SCX_ENQ_WAKEUP);
+	publish_ok(after, 1);
+	enqueue(task(6, 1), SCXPOL_POOL_SHARED, SCX_ENQ_WAKEUP);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_PINNED);
+	assert_ptr_equal(fake_local_pop(1), pn);
+	assert_int_equal(fake_nr_errors(), 0);
+}
+
 /* A task moving between pools keeps its lag behind or lead over the clock. */
 static void test_pool_change_keeps_lag(void **state)
 {
@@ -1252,8 +1292,6 @@ static int starving_head(u32 flags)
 
 	publish_ok(plan, 2);
 	busy("0-3");
-	/* it last started running now */
-	scxpol_task_ctx(p)->run_start = scxpol_now();
 	enqueue(p, 0, 0);
 	for (i = 0; i < 20; i++)
 		enqueue(task(1 + i, 2), 1, 0);
@@ -1281,6 +1319,57 @@ static void test_exclusive_head_waits(void **state)
 {
 	(void)state;
 	assert_int_equal(starving_head(SCXPOL_POOL_EXCLUSIVE), SCXPOL_POOL_SRC_POOL);
+}
+
+/*
+ * A task ops.init_task never saw (an idle task) gets its context on
+ * demand, in no pool: pool 0 would be a real one, and an idle CPU's
+ * waker would count as a task of it.
+ */
+static void test_ctx_on_demand_is_in_no_pool(void **state)
+{
+	struct task_struct *p = &tasks[0];
+
+	(void)state;
+	fake_task_init(p, 100, "swapper/1");
+	assert_int_equal(scxpol_task_ctx(p)->pool, SCXPOL_POOL_SHARED);
+	scxpol_task_ctx(p)->pool = 1;
+	assert_int_equal(scxpol_task_ctx(p)->pool, 1);
+}
+
+/*
+ * The wait counts from the enqueue, not from when the task last ran: one
+ * that slept for long, or never ran under this scheduler (a restart), is
+ * not starving the moment it wakes, and stays with its own pool. Nor is
+ * one queued by a CPU whose clock is ahead.
+ */
+static void test_woken_head_is_not_starving(void **state)
+{
+	const struct tpool plan[] = { { "d0", SCXPOL_POOL_STEAL, "0-1", NULL },
+				      { "d1", SCXPOL_POOL_STEAL, "2-3", NULL } };
+	struct task_struct *slept = task(0, 0), *fresh = task(1, 0);
+	struct scxpol_pool_view v;
+	int i;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	scxpol_task_ctx(slept)->run_start = scxpol_now();
+	fake_advance(3 * SCXPOL_POOL_STARVE_NS);
+	enqueue(slept, 0, 0);
+	enqueue(fresh, 0, 0);
+	for (i = 0; i < 20; i++)
+		enqueue(task(2 + i, 2), 1, 0);
+	v = view();
+	assert_false(scxpol_pool_stranded(&v, 2));
+	for (i = 0; i < 2 * SCXPOL_POOL_SHARED_EVERY; i++)
+		assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 2);
+	/* the enqueuing CPU's clock (scx_bpf_now()) may be ahead of this one's */
+	scxpol_task_ctx(slept)->queued_at = scxpol_now() + MS;
+	scxpol_task_ctx(fresh)->queued_at = scxpol_now() + MS;
+	v = view();
+	assert_false(scxpol_pool_stranded(&v, 2));
 }
 
 static void test_dispatch_respects_affinity(void **state)
@@ -1340,6 +1429,30 @@ static void test_prev_keeps_cpu_rather_than_steal(void **state)
 	/* a previous task that went to sleep is not kept */
 	p->scx.flags &= ~SCX_TASK_QUEUED;
 	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_STEAL);
+}
+
+/*
+ * The head of its queue is ahead of @prev but may not run on @prev's CPU
+ * (or another CPU took it meanwhile): @prev goes on rather than the CPU
+ * taking another pool's work, behind which @prev would wait.
+ */
+static void test_prev_keeps_cpu_when_head_cannot_run_here(void **state)
+{
+	const s32 not0[] = { 1, 2 };
+	struct task_struct *p, *h = task(1, 1);
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-5");
+	p = slice_out_after(task(0, 0), 0, 0, 10 * MS);
+	fake_task_allow(h, not0, 2);
+	h->scx.dsq_vtime = 0;
+	fake_set_cpu(1);
+	enqueue(h, 0, SCX_ENQ_WAKEUP);
+	enqueue(task(2, 2), 1, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 1);
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_KEEP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
 }
 
 static void test_prev_of_another_pool_is_not_kept(void **state)
@@ -1505,6 +1618,7 @@ int main(void)
 		cmocka_unit_test_setup(test_pinned_task_shares_its_cpu, setup_4),
 		cmocka_unit_test_setup(test_pinned_task_in_no_pool_shares_its_cpu, setup_4),
 		cmocka_unit_test_setup(test_pinned_head_competes_by_vtime, setup_4),
+		cmocka_unit_test_setup(test_pinned_task_survives_a_resize, setup_4),
 		cmocka_unit_test_setup(test_pool_change_keeps_lag, setup_4),
 		cmocka_unit_test_setup(test_lead_is_bounded, setup_4),
 		cmocka_unit_test_setup(test_dispatch_own_shared_then_steal_nearest, setup_llc3),
@@ -1515,9 +1629,12 @@ int main(void)
 		cmocka_unit_test_setup(test_resize_stranded_task_is_rescued, setup_llc3),
 		cmocka_unit_test_setup(test_starving_head_is_rescued, setup_4),
 		cmocka_unit_test_setup(test_exclusive_head_waits, setup_4),
+		cmocka_unit_test_setup(test_woken_head_is_not_starving, setup_4),
+		cmocka_unit_test_setup(test_ctx_on_demand_is_in_no_pool, setup_4),
 		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_when_ahead, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_rather_than_steal, setup_llc3),
+		cmocka_unit_test_setup(test_prev_keeps_cpu_when_head_cannot_run_here, setup_llc3),
 		cmocka_unit_test_setup(test_prev_of_another_pool_is_not_kept, setup_llc3),
 		cmocka_unit_test_setup(test_busy_poller_prev_is_demoted, setup_llc3),
 		cmocka_unit_test_setup(test_lend_borrow_and_reclaim, setup_4),

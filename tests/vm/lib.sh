@@ -173,6 +173,21 @@ assert_cpus_within() {
 	done
 }
 
+# assert_cpus_mostly_within WHAT SAMPLES ALLOWED: at least 4 in 5 of
+# SAMPLES (one CPU per sample, repeats kept) in ALLOWED. For a task of a
+# soft pool: another pool's CPU with nothing of its own may run it for a
+# moment, where a task put in the wrong pool would run there nearly always.
+assert_cpus_mostly_within() {
+	local c allowed=" $(expand_cpus "$3") " n=0 in=0
+	for c in $(expand_cpus "$2"); do
+		n=$((n + 1))
+		[[ $allowed == *" $c "* ]] && in=$((in + 1))
+	done
+	[ $n -gt 0 ] || fail "$1: no CPUs observed (cpus='$2')"
+	[ $((in * 5)) -ge $((n * 4)) ] ||
+		fail "$1 ran outside $3 in $((n - in)) of $n samples (cpus=$2)"
+}
+
 # cpus_meet LIST SET: some CPU of LIST is in SET
 cpus_meet() {
 	local c set=" $(expand_cpus "$2") "

@@ -11,6 +11,9 @@ start_ads --lc-cpus 2 --no-resize
 assert_attached ads
 # x and w class 1 by hint only (no rule names them) fill the lc CPUs; y
 # and the bg spinners overfill the bg CPUs, so none moves to the other pool
+# but for a moment (an lc CPU lends itself when the other lc CPU just took
+# its next lc task, not queued again yet): most samples show each in its
+# pool
 spin probe-x 600; x=$SPIN_PID
 spin probe-w 600; w=$SPIN_PID
 spin probe-y 600; y=$SPIN_PID
@@ -30,9 +33,9 @@ want=$("$HINTCTL" -P ads count)
 note "hints before the restarts: $want"
 expect_eq "tgid hints and slots" "$(sed 's/ tids=[0-9]*//' <<<"$want")" \
 	"cgroups=0 tgids=2 threads=3"
-mapfile -t seen < <(sample_cpus 5 $x $y)
-assert_cpus_within "hinted process before the restarts" "${seen[0]}" 0-1
-assert_cpus_within "process without a rule before the restarts" "${seen[1]}" 2-3
+mapfile -t seen < <(sample_cpus 10 $x $y)
+assert_cpus_mostly_within "hinted process before the restarts" "${seen[0]}" 0-1
+assert_cpus_mostly_within "process without a rule before the restarts" "${seen[1]}" 2-3
 
 rule=()
 for how in INT KILL; do
@@ -51,18 +54,18 @@ for how in INT KILL; do
 	assert_attached ads
 	expect_eq "hints after a SIG$how restart" "$("$HINTCTL" -P ads count)" "$want"
 	sleep 1
-	mapfile -t seen < <(sample_cpus 5 $x $y)
-	assert_cpus_within "hinted process after a SIG$how restart" "${seen[0]}" 0-1
+	mapfile -t seen < <(sample_cpus 10 $x $y)
+	assert_cpus_mostly_within "hinted process after a SIG$how restart" "${seen[0]}" 0-1
 	if [ ${#rule[@]} -gt 0 ]; then
-		assert_cpus_within "process of the new comm rule" "${seen[1]}" 0-1
+		assert_cpus_mostly_within "process of the new comm rule" "${seen[1]}" 0-1
 	else
-		assert_cpus_within "process without a rule after a SIG$how restart" "${seen[1]}" 2-3
+		assert_cpus_mostly_within "process without a rule after a SIG$how restart" "${seen[1]}" 2-3
 	fi
 	left=$(all_in_ext) || fail "tasks left outside sched_ext after a SIG$how restart:$left"
 	for k in class_hint important important_head; do
 		[ "$(counter $k)" -gt 0 ] || fail "after a SIG$how restart, $k is 0: $(snapshot)"
 	done
-	note "after SIG$how: $(snapshot | jq -c '.counters | {class_hint, important, important_head}')"
+	note "after SIG$how: x on ${seen[0]}, y on ${seen[1]}; $(snapshot | jq -c ".counters | {class_hint, important, important_head, dispatch_steal}")"
 done
 kill $wl $holder
 wait $wl $holder 2>/dev/null
