@@ -134,29 +134,100 @@ const char *scxpol_version(void)
 	return SCXPOL_STR(SCXPOL_VERSION_MAJOR) "." SCXPOL_STR(SCXPOL_VERSION_MINOR);
 }
 
-int scxpol_read_file(const char *root, const char *path, char *buf, size_t len)
+/* Open <root><path> read-only: the fd, or a negative errno. */
+static int open_file(const char *root, const char *path)
 {
 	char full[4096];
-	ssize_t n;
-	int fd, r;
+	int r, fd;
 
-	if (!len)
-		return -EINVAL;
 	r = snprintf(full, sizeof(full), "%s%s", root ? root : "", path);
 	if (r < 0 || (size_t)r >= sizeof(full))
 		return -ENAMETOOLONG;
 	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	r = n < 0 ? -errno : 0;
-	close(fd);
-	if (r)
-		return r;
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * read() until end of file or @len bytes: sysfs (bin attributes, seq files)
+ * and procfs hand out at most a page per read(), so a short read is not the
+ * end of the file.
+ */
+static ssize_t read_upto(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len) {
+		ssize_t r = read(fd, buf + n, len - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	return (ssize_t)n;
+}
+
+/* Drop trailing newlines and spaces from the @n bytes read, NUL-terminate. */
+static int trim(char *buf, size_t n)
+{
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+int scxpol_read_file(const char *root, const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	fd = open_file(root, path);
+	if (fd < 0)
+		return fd;
+	n = read_upto(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	return trim(buf, (size_t)n);
+}
+
+int scxpol_read_file_all(const char *root, const char *path, char **buf, size_t *cap, size_t max)
+{
+	size_t n = 0;
+	ssize_t r;
+	char *nb;
+	int fd;
+
+	fd = open_file(root, path);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		r = read_upto(fd, *buf + n, *cap - 1 - n);
+		if (r < 0)
+			break;
+		n += (size_t)r;
+		/* room left: read_upto() stopped at the end of the file */
+		if (n < *cap - 1)
+			break;
+		r = -EFBIG;
+		if (*cap >= max)
+			break;
+		r = -ENOMEM;
+		nb = realloc(*buf, *cap * 2);
+		if (!nb)
+			break;
+		*buf = nb;
+		*cap *= 2;
+	}
+	close(fd);
+	if (r < 0)
+		return (int)r;
+	return trim(*buf, n);
 }
 
 bool scxpol_opts_valid(const void *opts, size_t known_sz, const char *type)

@@ -123,9 +123,13 @@ static void access_hint(const char *path, char *buf, size_t len)
 	snprintf(buf, len, "not accessible to uid %u", (unsigned int)getuid());
 }
 
-/* Check that the map behind @fd has the layout @d and, if @want, @want entries. */
+/*
+ * Check that the map behind @fd has the layout @d and, if @want, @want
+ * entries; with @obj_map (the policy's map, to be replaced by the pin) also
+ * its flags, which libbpf compares exactly before reusing a pin.
+ */
 static int check_map(int fd, const struct hint_map_def *d, const char *path, __u32 want,
-		     __u32 *max_entries, int mismatch_err)
+		     const struct bpf_map *obj_map, __u32 *max_entries, int mismatch_err)
 {
 	struct bpf_map_info info;
 	__u32 len = sizeof(info);
@@ -149,6 +153,17 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 				  "afresh, or leave %s at 0 to keep the pinned size",
 				  path, info.max_entries, want, d->limit,
 				  (int)(strrchr(path, '/') - path), path, d->limit);
+	/* otherwise the load would fail with a bare EINVAL from libbpf */
+	if (obj_map && (info.map_flags != bpf_map__map_flags(obj_map) ||
+			info.map_extra != bpf_map__map_extra(obj_map)))
+		return scxpol_err(mismatch_err, "%s is pinned with flags 0x%x, map_extra 0x%llx; "
+				  "the policy's map has flags 0x%x, map_extra 0x%llx (a pin from "
+				  "another build?): libbpf reuses a pin only if they are equal; "
+				  "remove the pins (rm -r %.*s) to start afresh", path,
+				  info.map_flags, (unsigned long long)info.map_extra,
+				  bpf_map__map_flags(obj_map),
+				  (unsigned long long)bpf_map__map_extra(obj_map),
+				  (int)(strrchr(path, '/') - path), path);
 	if (max_entries)
 		*max_entries = info.max_entries;
 	return 0;
@@ -280,7 +295,7 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 		if (fd < 0 && errno != ENOENT)
 			return scxpol_err(errno, "cannot open %s: %s", path, strerror(errno));
 		if (fd >= 0) {
-			r = check_map(fd, &defs[i], path, want, &pinned, EEXIST);
+			r = check_map(fd, &defs[i], path, want, maps[i], &pinned, EEXIST);
 			close(fd);
 			if (r)
 				return r;
@@ -358,7 +373,7 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 			}
 			goto fail;
 		}
-		r = check_map(c->fd[i], &defs[i], path, 0, &c->max_entries[i], EPROTO);
+		r = check_map(c->fd[i], &defs[i], path, 0, NULL, &c->max_entries[i], EPROTO);
 		if (r)
 			goto fail;
 	}

@@ -50,11 +50,25 @@ SCXPOL_HIDDEN int scxpol_err_quiet(int err, const char *fmt, ...) SCXPOL_PRINTF(
 
 /*
  * Read a small text file (sysfs, procfs) relative to @root ("" or NULL for
- * "/") into @buf, NUL-terminated, trailing newline removed. Returns the
- * length or a negative errno; does not record an error message.
+ * "/") into @buf, NUL-terminated, trailing newline removed; a file longer
+ * than @len - 1 bytes is cut. Returns the length or a negative errno; does
+ * not record an error message.
  */
 SCXPOL_HIDDEN int scxpol_read_file(const char *root, const char *path,
 				   char *buf, size_t len);
+
+/*
+ * Like scxpol_read_file(), all of the file: *@buf (malloc()ed, *@cap bytes)
+ * is doubled while the file does not fit, up to @max bytes (-EFBIG beyond).
+ */
+SCXPOL_HIDDEN int scxpol_read_file_all(const char *root, const char *path, char **buf,
+				       size_t *cap, size_t max);
+
+/*
+ * Mode of a pin directory whose map files have mode @mode: rwx for the
+ * owner, search only for group and other where @mode gives them access.
+ */
+SCXPOL_HIDDEN unsigned int scxpol_pin_dir_mode(unsigned int mode);
 
 /*
  * The id of cgroup2 directory @path (its inode number, what the kernel's

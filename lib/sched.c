@@ -34,6 +34,13 @@ struct scxpol_sched {
 	struct bpf_link **links;
 	size_t nr_links;
 	bool loaded;
+	/*
+	 * A step after the BPF load failed (pin permissions, an extension, the
+	 * loaded hook): the object is loaded but not set up. Its error and
+	 * message, returned again by later loads and attaches.
+	 */
+	int load_err;
+	char load_msg[512];
 	char name[128];
 	char pin_root[PATH_MAX];
 	char sysfs_root[PATH_MAX];
@@ -223,12 +230,21 @@ static int setup_pins(struct scxpol_sched *s)
 	return 0;
 }
 
+unsigned int scxpol_pin_dir_mode(unsigned int mode)
+{
+	/*
+	 * The owner may do anything; group and other only search (x) where the
+	 * files grant them access: write permission on the directory would let
+	 * them unlink or replace the pinned maps, read would let them list it.
+	 */
+	return 0700 | ((mode & 070) ? 010 : 0) | ((mode & 07) ? 01 : 0);
+}
+
 /* After load: apply mode and group to the pin directory and files. */
 static int fix_pin_perms(struct scxpol_sched *s)
 {
 	unsigned int mode = pin_mode(s);
-	/* directories need x wherever the files grant r or w */
-	unsigned int dmode = mode | ((mode & 0666) ? ((mode & 0444) >> 2) | ((mode & 0222) >> 1) : 0);
+	unsigned int dmode = scxpol_pin_dir_mode(mode);
 	int gid = s->opts.pin_gid;
 	struct bpf_map *map;
 	bool any = false;
@@ -302,6 +318,7 @@ static void close_object(struct scxpol_sched *s)
 
 	pthread_mutex_lock(&s->obj_lock);
 	s->loaded = false;
+	s->load_err = 0;
 	for (i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);
@@ -378,6 +395,10 @@ int scxpol_sched_load(struct scxpol_sched *s)
 		if (r)
 			return r;
 	}
+	if (s->loaded && s->load_err)
+		return scxpol_err(-s->load_err, "%s: an earlier scxpol_sched_load() failed after the "
+				  "BPF load, so the policy is not set up: %s; close it and open it "
+				  "again", s->name, s->load_msg);
 	if (s->loaded)
 		return 0;
 	r = scxpol_sched_state(s->sysfs_root, state, sizeof(state), NULL, 0);
@@ -421,21 +442,25 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	memset(&s->exit, 0, sizeof(s->exit));
 	s->have_exit = false;
 	r = fix_pin_perms(s);
-	if (r)
-		return r;
-	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++) {
-		if (!s->ext[i].fn)
-			continue;
-		r = s->ext[i].fn(s, s->ext[i].data);
-		if (r)
-			return r;
-	}
-	if (s->opts.loaded) {
+	for (i = 0; !r && i < SCXPOL_SCHED_EXT_NR; i++)
+		if (s->ext[i].fn)
+			r = s->ext[i].fn(s, s->ext[i].data);
+	if (!r && s->opts.loaded) {
 		r = s->opts.loaded(s, s->skel, s->opts.ctx);
-		if (r)
-			return r < 0 ? r : -EINVAL;
+		if (r > 0)
+			r = -EINVAL;
 	}
-	return 0;
+	if (r) {
+		/*
+		 * The hooks stay marked loaded (they may read the object), but
+		 * the setup is incomplete: remember why, so that a later load or
+		 * attach does not go on with it.
+		 */
+		s->load_err = r;
+		snprintf(s->load_msg, sizeof(s->load_msg), "%s",
+			 scxpol_last_error()[0] ? scxpol_last_error() : strerror(-r));
+	}
+	return r;
 }
 
 static int add_link(struct scxpol_sched *s, struct bpf_link *l)
@@ -451,14 +476,45 @@ static int add_link(struct scxpol_sched *s, struct bpf_link *l)
 	return 0;
 }
 
+/* Destroy the links from index @from on (those one attach call made). */
+static void drop_links(struct scxpol_sched *s, size_t from)
+{
+	while (s->nr_links > from)
+		bpf_link__destroy(s->links[--s->nr_links]);
+}
+
+/*
+ * Zero the exit record (map entry and copy) before attaching: ops.exit
+ * writes it only when this run ends, and a record left from the previous
+ * run would make the new one look exited at once.
+ */
+static int reset_exit_record(struct scxpol_sched *s)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, EXIT_MAP);
+	struct scxpol_exit_record zero_rec;
+	__u32 zero = 0;
+	int r;
+
+	memset(&zero_rec, 0, sizeof(zero_rec));
+	r = map ? bpf_map__update_elem(map, &zero, sizeof(zero), &zero_rec, sizeof(zero_rec), 0)
+		: -ENOENT;
+	if (r)
+		return scxpol_err(-r, "%s: cannot reset the exit record (map '" EXIT_MAP "'): %s",
+				  s->name, strerror(-r));
+	memset(&s->exit, 0, sizeof(s->exit));
+	s->have_exit = false;
+	return 0;
+}
+
 int scxpol_sched_attach(struct scxpol_sched *s)
 {
 	char state[64], ops[128];
 	struct bpf_program *prog;
+	size_t first_link;
 	int r;
 
 	scxpol_err_clear();
-	if (!s->loaded) {
+	if (!s->loaded || s->load_err) {
 		r = scxpol_sched_load(s);
 		if (r)
 			return r;
@@ -471,6 +527,10 @@ int scxpol_sched_attach(struct scxpol_sched *s)
 	if (strcmp(state, "disabled"))
 		return scxpol_err(EBUSY, "%s: cannot attach: another sched_ext scheduler is "
 				  "attached (state '%s', root/ops '%s')", s->name, state, ops);
+	r = reset_exit_record(s);
+	if (r)
+		return r;
+	first_link = s->nr_links;
 	/* Tracing programs first, so they see the scheduler's first events. */
 	bpf_object__for_each_program(prog, s->obj) {
 		enum bpf_prog_type t = bpf_program__type(prog);
@@ -482,28 +542,36 @@ int scxpol_sched_attach(struct scxpol_sched *s)
 		l = bpf_program__attach(prog);
 		if (!l) {
 			r = errno;
-			return scxpol_err(r, "%s: cannot attach program '%s': %s", s->name,
-					  bpf_program__name(prog), strerror(r));
+			r = scxpol_err(r, "%s: cannot attach program '%s': %s", s->name,
+				       bpf_program__name(prog), strerror(r));
+			goto fail;
 		}
 		r = add_link(s, l);
 		if (r)
-			return r;
+			goto fail;
 	}
 	s->ops_link = bpf_map__attach_struct_ops(s->ops_map);
 	if (!s->ops_link) {
 		r = errno;
 		if (!scxpol_sched_state(s->sysfs_root, state, sizeof(state), ops, sizeof(ops)) &&
 		    strcmp(state, "disabled"))
-			return scxpol_err(EBUSY, "%s: cannot attach: another sched_ext scheduler "
-					  "is attached (state '%s', root/ops '%s')", s->name, state, ops);
-		if (scxpol_sched_exited(s))
-			return scxpol_err(r, "%s: the kernel rejected the scheduler while enabling it: "
-					  "%s: %s", s->name, s->exit.reason, s->exit.msg);
-		return scxpol_err(r, "%s: cannot attach struct_ops '%s': %s", s->name,
-				  bpf_map__name(s->ops_map), strerror(r));
+			r = scxpol_err(EBUSY, "%s: cannot attach: another sched_ext scheduler "
+				       "is attached (state '%s', root/ops '%s')", s->name, state, ops);
+		else if (scxpol_sched_exited(s))
+			r = scxpol_err(r, "%s: the kernel rejected the scheduler while enabling it: "
+				       "%s: %s", s->name, s->exit.reason, s->exit.msg);
+		else
+			r = scxpol_err(r, "%s: cannot attach struct_ops '%s': %s", s->name,
+				       bpf_map__name(s->ops_map), strerror(r));
+		goto fail;
 	}
 	scxpol_log(SCXPOL_LOG_INFO, "%s: attached", s->name);
 	return 0;
+
+fail:
+	/* not attached: the programs attached above must not keep running */
+	drop_links(s, first_link);
+	return r;
 }
 
 static int read_exit_record(struct scxpol_sched *s)

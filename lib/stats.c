@@ -766,6 +766,24 @@ static int jget_u64(const struct jdoc *d, int obj, const char *name, uint64_t *v
 	return 0;
 }
 
+/* jget_u64() for a member stored in an unsigned int: larger values are errors, not cut. */
+static int jget_uint(const struct jdoc *d, int obj, const char *name, unsigned int *v, char *err,
+		     size_t len)
+{
+	uint64_t u;
+	int r = jget_u64(d, obj, name, &u, err, len);
+
+	if (r)
+		return r;
+	if (u > UINT_MAX) {
+		snprintf(err, len, "\"%s\" is %llu, more than %u", name, (unsigned long long)u,
+			 UINT_MAX);
+		return -EINVAL;
+	}
+	*v = (unsigned int)u;
+	return 0;
+}
+
 /* Member @name of @obj as a string of at most @max - 1 bytes. */
 static int jget_str(const struct jdoc *d, int obj, const char *name, char *out, size_t max,
 		    char *err, size_t len)
@@ -802,10 +820,9 @@ static int parse_snapshot(const struct jdoc *d, int obj, struct scxpol_stats *ou
 	}
 	r = jget_str(d, obj, "policy", out->policy, sizeof(out->policy), err, len);
 	if (!r)
-		r = jget_u64(d, obj, "restarts", &v, err, len);
+		r = jget_uint(d, obj, "restarts", &out->restarts, err, len);
 	if (r)
 		return r;
-	out->restarts = (unsigned int)v;
 	r = jget_u64(d, obj, "time_ns", &out->time_ns, err, len);
 	if (r)
 		return r;
@@ -855,11 +872,9 @@ static int parse_snapshot(const struct jdoc *d, int obj, struct scxpol_stats *ou
 		if (!r)
 			r = jget_str(d, i, "cpus", p->cpus, sizeof(p->cpus), err, len);
 		if (!r)
-			r = jget_u64(d, i, "nr_cpus", &v, err, len);
-		if (!r) {
-			p->nr_cpus = (unsigned int)v;
+			r = jget_uint(d, i, "nr_cpus", &p->nr_cpus, err, len);
+		if (!r)
 			r = jget_u64(d, i, "queued", &p->queued, err, len);
-		}
 		if (r)
 			return r;
 		out->nr_pools++;

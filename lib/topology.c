@@ -40,22 +40,7 @@ struct loader {
  */
 static int read_text(struct loader *ld, const char *path)
 {
-	char *nb;
-	int r;
-
-	for (;;) {
-		r = scxpol_read_file(ld->root, path, ld->buf, ld->buf_len);
-		/* Nearly full: the file may be longer (read() got only part of it). */
-		if (r < 0 || (size_t)r + 2 < ld->buf_len)
-			return r;
-		if (ld->buf_len >= MAX_FILE)
-			return -EFBIG;
-		nb = realloc(ld->buf, ld->buf_len * 2);
-		if (!nb)
-			return -ENOMEM;
-		ld->buf = nb;
-		ld->buf_len *= 2;
-	}
+	return scxpol_read_file_all(ld->root, path, &ld->buf, &ld->buf_len, MAX_FILE);
 }
 
 static int read_error(struct loader *ld, const char *path, int r)
@@ -312,6 +297,10 @@ static int list_nodes(struct loader *ld, unsigned int **ids, unsigned int *nr)
 			cap = cap ? cap * 2 : 8;
 			na = realloc(*ids, cap * sizeof(*na));
 			if (!na) {
+				/* the caller gets no list on failure: do not leak it */
+				free(*ids);
+				*ids = NULL;
+				*nr = 0;
 				closedir(d);
 				return scxpol_err(ENOMEM, "out of memory loading the CPU topology");
 			}

@@ -74,7 +74,9 @@ SCXPOL_API struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts
  * scxpol_sched_load - check that the kernel can run the policy (sched_ext
  * present, every ops callback known to the kernel), load it through the
  * verifier, then run the loaded hook. -EOPNOTSUPP: no sched_ext or a missing
- * callback; other errors come from libbpf or the hook.
+ * callback; other errors come from libbpf or the hook. An error after the
+ * verifier (pin permissions, the loaded hook) is final for this handle:
+ * later loads and attaches return it again; close the handle and open anew.
  */
 SCXPOL_API int scxpol_sched_load(struct scxpol_sched *s);
 
@@ -121,7 +123,8 @@ struct scxpol_exit_info {
 
 /*
  * scxpol_sched_exit_info - why the scheduler stopped. Strings stay valid
- * until the next load or close. -ENODATA while it has not stopped.
+ * until the next load, attach or close (an attach starts a new run and
+ * forgets the previous run's exit). -ENODATA while it has not stopped.
  */
 SCXPOL_API int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out);
 

@@ -803,6 +803,34 @@ static void test_setup_respects_pins(void **state)
 	scxpol_sched_close(s);
 }
 
+/* A pin whose flags differ (another build): libbpf would not reuse it; say why. */
+static void test_setup_checks_pinned_flags(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
+	LIBBPF_OPTS(bpf_map_create_opts, mo);
+	struct scxpol_sched *s;
+	char dir[256], path[512];
+	int fd;
+
+	(void)state;
+	if (!mounted)
+		skip();
+	/* scxpol_hint_tid preallocated (flags 0), where the policy says BPF_F_NO_PREALLOC */
+	snprintf(dir, sizeof(dir), "%s/flags", mnt);
+	make_pins(dir, "scxpol_hint_tid", NULL, NULL);
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "hint_test", 4, 16, 64, &mo);
+	assert_true(fd >= 0);
+	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", dir);
+	assert_int_equal(bpf_obj_pin(fd, path), 0);
+	close(fd);
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s is pinned with flags 0x0, map_extra 0x0; "
+		   "the policy's map has flags 0x1, map_extra 0x0 (a pin from another build?): "
+		   "libbpf reuses a pin only if they are equal; remove the pins (rm -r %s) to "
+		   "start afresh", path, dir);
+	scxpol_sched_close(s);
+}
+
 /* The pruner finds the cgroup2 mount in /proc/self/mountinfo (no root needed). */
 static void test_mountinfo(void **state)
 {
@@ -857,6 +885,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

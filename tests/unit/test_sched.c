@@ -12,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <scxpol/abi/sched.h>
 #include <scxpol/skel.h>
 
 #include "internal.h"
@@ -246,6 +248,119 @@ static void test_configure_error_propagates(void **state)
 	assert_int_equal(errno, ERANGE);
 }
 
+/*
+ * minimal's skeleton with a load that does not go to the kernel (the host
+ * has no sched_ext): only the exit record map is created, for real, so the
+ * library's bookkeeping around load and attach can run. Needs root (BPF
+ * maps); the tests skip without it.
+ */
+static int fake_load(void *skel)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(((struct minimal_bpf *)skel)->obj,
+							   "scxpol_exit");
+	int fd, r;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "scxpol_exit", sizeof(__u32),
+			    sizeof(struct scxpol_exit_record), 1, NULL);
+	if (fd < 0)
+		return -errno;
+	r = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	return r;
+}
+
+static const struct scxpol_skel fake_minimal = {
+	.open = minimal_bpf__scxpol_open,
+	.load = fake_load,
+	.destroy = minimal_bpf__scxpol_destroy,
+	.object = minimal_bpf__scxpol_object,
+};
+
+/* Open @o and load it with fake_load(); skip the test if BPF maps are not allowed. */
+static struct scxpol_sched *open_fake(const struct scxpol_sched_opts *o, int want)
+{
+	struct scxpol_sched *s;
+	int r;
+
+	write_file("/sys/kernel/sched_ext/state", "disabled\n");
+	s = scxpol_sched_open(o);
+	assert_non_null(s);
+	r = scxpol_sched_load(s);
+	if (r == -EPERM) {
+		scxpol_sched_close(s);
+		skip();
+	}
+	assert_int_equal(r, want);
+	return s;
+}
+
+static int loaded_fails(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	(void)s;
+	(void)skel;
+	++*(int *)ctx;
+	return scxpol_err(EIO, "cannot publish the pools");
+}
+
+/* A loaded hook that failed is not forgotten: later loads and attaches fail too. */
+static void test_failed_loaded_hook_sticks(void **state)
+{
+	int calls = 0;
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = &fake_minimal, .sysfs_root = root,
+		    .loaded = loaded_fails, .ctx = &calls);
+	const char *want = "minimal: an earlier scxpol_sched_load() failed after the BPF load, "
+			   "so the policy is not set up: cannot publish the pools; close it and "
+			   "open it again";
+	struct scxpol_sched *s;
+
+	(void)state;
+	s = open_fake(&o, -EIO);
+	assert_string_equal(scxpol_last_error(), "cannot publish the pools");
+	assert_int_equal(scxpol_sched_load(s), -EIO);
+	assert_string_equal(scxpol_last_error(), want);
+	assert_int_equal(scxpol_sched_attach(s), -EIO);
+	assert_string_equal(scxpol_last_error(), want);
+	assert_int_equal(calls, 1);
+	scxpol_sched_close(s);
+}
+
+/* An attach starts a new run: the previous run's exit record is gone. */
+static void test_attach_forgets_previous_exit(void **state)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = &fake_minimal, .sysfs_root = root);
+	struct scxpol_exit_record rec = { .kind = 64, .reason = "unregistered from user space" };
+	struct scxpol_exit_info ei;
+	struct scxpol_sched *s;
+	__u32 zero = 0;
+	int fd;
+
+	(void)state;
+	s = open_fake(&o, 0);
+	fd = bpf_map__fd(bpf_object__find_map_by_name(scxpol_sched_object(s), "scxpol_exit"));
+	assert_int_equal(bpf_map_update_elem(fd, &zero, &rec, BPF_ANY), 0);
+	assert_true(scxpol_sched_exited(s));
+	/* the struct_ops itself cannot attach on the host (it was not loaded) */
+	assert_true(scxpol_sched_attach(s) < 0);
+	assert_non_null(strstr(scxpol_last_error(), "minimal: cannot attach struct_ops 'minimal_ops'"));
+	assert_false(scxpol_sched_exited(s));
+	assert_int_equal(scxpol_sched_exit_info(s, &ei), -ENODATA);
+	memset(&rec, 0xff, sizeof(rec));
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &rec), 0);
+	assert_int_equal(rec.kind, 0);
+	scxpol_sched_close(s);
+}
+
+/* Pin directories: a group given the maps may reach them, not unlink or replace them. */
+static void test_pin_dir_mode(void **state)
+{
+	(void)state;
+	assert_int_equal(scxpol_pin_dir_mode(0600), 0700);
+	assert_int_equal(scxpol_pin_dir_mode(0660), 0710);
+	assert_int_equal(scxpol_pin_dir_mode(0640), 0710);
+	assert_int_equal(scxpol_pin_dir_mode(0604), 0701);
+	assert_int_equal(scxpol_pin_dir_mode(0666), 0711);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +372,9 @@ int main(void)
 		cmocka_unit_test(test_bad_ops_map_name),
 		cmocka_unit_test(test_exit_kind_names),
 		cmocka_unit_test(test_configure_error_propagates),
+		cmocka_unit_test(test_failed_loaded_hook_sticks),
+		cmocka_unit_test(test_attach_forgets_previous_exit),
+		cmocka_unit_test(test_pin_dir_mode),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Topology loading from fake sysfs trees (and the host's real one). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -222,6 +226,73 @@ static void test_two_nodes(void **state)
 	assert_int_equal(scxpol_topo_node_id(t, 1), 1);
 	assert_cpu(t, 6, true, 3, 1, 1);
 	assert_int_equal(scxpol_topo_llc_distance(t, 0, 1), 2);
+	scxpol_topo_free(t);
+}
+
+/* Writes text into a FIFO one page at a time, pausing in between (as sysfs hands it out). */
+struct paged_writer {
+	char path[512];
+	const char *text;
+};
+
+static void *write_pages(void *arg)
+{
+	struct paged_writer *w = arg;
+	size_t off = 0, len = strlen(w->text);
+	int fd = open(w->path, O_WRONLY);
+
+	while (fd >= 0 && off < len) {
+		size_t n = len - off < 4096 ? len - off : 4096;
+		ssize_t r = write(fd, w->text + off, n);
+
+		if (r <= 0)
+			break; /* the reader is gone (SIGPIPE is ignored) */
+		off += (size_t)r;
+		usleep(20000);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * A CPU list longer than a page, as on big machines, arrives whole even
+ * when each read() returns one page of it.
+ */
+static void test_cpulist_longer_than_a_page(void **state)
+{
+	struct fake_topo ft = { .nodes = 2, .llcs_per_node = 1, .cores_per_llc = 2, .threads = 2 };
+	SCXPOL_OPTS(scxpol_topo_opts, opts);
+	static char list[12000];
+	struct paged_writer w;
+	struct scxpol_topo *t;
+	pthread_t th;
+	size_t n = 0;
+	int fd;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	/* node1's CPUs 4-7, with cpu4 repeated to make the list three pages long */
+	while (n < 10000)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "4,");
+	snprintf(list + n, sizeof(list) - n, "5,6,7\n");
+	root = fake_sysfs(&ft);
+	snprintf(w.path, sizeof(w.path), "%s/sys/devices/system/node/node1/cpulist", root);
+	w.text = list;
+	assert_int_equal(unlink(w.path), 0);
+	assert_int_equal(mkfifo(w.path, 0600), 0);
+	assert_int_equal(pthread_create(&th, NULL, write_pages, &w), 0);
+	opts.root = root;
+	t = scxpol_topo_load(&opts);
+	/* unblock the writer if the loader never opened the FIFO */
+	fd = open(w.path, O_RDONLY | O_NONBLOCK);
+	if (fd >= 0)
+		close(fd);
+	pthread_join(th, NULL);
+	if (!t)
+		fail_msg("load failed: %s", scxpol_last_error());
+	assert_string_equal(fmt(scxpol_topo_node_cpus(t, 1)), "4-7");
+	assert_cpu(t, 7, true, 3, 1, 1);
 	scxpol_topo_free(t);
 }
 
@@ -587,6 +658,7 @@ int main(void)
 		T(test_missing_cache_ids),
 		T(test_old_kernel_thread_siblings),
 		T(test_two_nodes),
+		T(test_cpulist_longer_than_a_page),
 		T(test_llc_spanning_two_nodes),
 		T(test_llc_spanning_nodes_distance),
 		T(test_256_cpus),

@@ -15,7 +15,7 @@ expect_eq "socket directory mode" "$(stat -c %a /run/scxpol)" 711
 stop_policy INT
 
 start_hintpol --pin-group 4242
-expect_eq "pin directory" "$(stat -c '%a %g' "$PINS")" "770 4242"
+expect_eq "pin directory" "$(stat -c '%a %g' "$PINS")" "710 4242"
 expect_eq "a pin" "$(stat -c '%a %g' "$PINS/scxpol_hint_tid")" "660 4242"
 expect_eq "socket" "$(stat -c '%a %g' $SOCK)" "660 4242"
 "${member[@]}" "$HINTCTL" set tgid $$ class=1 || fail "a member of group 4242 cannot write hints"
@@ -23,5 +23,5 @@ expect_eq "hint written by the group member" "$("$HINTCTL" get tgid $$)" "pool=-
 out=$("${member[@]}" "$STAT" --policy hintpol --json) || fail "a member of group 4242 cannot read stats"
 expect_eq "policy in the member's snapshot" "$(jq -r .policy <<<"$out")" hintpol
 out=$("${nobody[@]}" "$HINTCTL" set tgid $$ class=1 2>&1) && fail "nobody wrote a hint"
-expect_eq "non-member hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0770 owned by root:4242; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
+expect_eq "non-member hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0710 owned by root:4242; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
 stop_policy INT
