@@ -42,6 +42,7 @@ start_policy() {
 	shift 2
 	"$@" >"$log" 2>&1 &
 	POLICY_PID=$!
+	POLICY_LOG=$log
 	for ((i = 0; i < 300; i++)); do
 		if [ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = "$name" ]; then
 			return 0
@@ -58,6 +59,11 @@ start_policy() {
 
 # assert_attached NAME: the scheduler is enabled and is NAME
 assert_attached() {
+	if [ "$(scx_state)" != enabled ] || [ "$(scx_ops)" != "$1" ]; then
+		# why it left: the loader's exit report and the kernel's
+		[ -z "${POLICY_LOG:-}" ] || { echo "--- $POLICY_LOG:"; tail -n 20 "$POLICY_LOG"; } >&2
+		dmesg | grep -i 'sched_ext' | tail -n 10 >&2
+	fi
 	expect_eq "sched_ext state" "$(scx_state)" enabled
 	expect_eq "sched_ext root/ops" "$(scx_ops)" "$1"
 }
