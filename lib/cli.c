@@ -397,6 +397,9 @@ int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		r = -EINVAL; /* the open's message is the last error */
 	else if (!OPTS_VALID(c, scxpol_cli))
 		r = -EINVAL;
+	/* before anything is loaded or attached, not when the run starts */
+	else if (!OPTS_VALID(ro, scxpol_run_opts))
+		r = -EINVAL;
 	else
 		r = scxpol_sched_load(s);
 	if (!r && OPTS_GET(c, verifier_stats, false)) {

@@ -533,6 +533,10 @@ static void test_run_errors(void **state)
 	SCXPOL_OPTS(scxpol_sched_opts, no_skel);
 	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(minimal_bpf));
 	char root[] = "/tmp/scxpol-cli-test.XXXXXX", want[512];
+	struct {
+		struct scxpol_run_opts ro;
+		char newer;
+	} bad_ro = { .ro.sz = sizeof(bad_ro), .newer = 1 };
 	struct scxpol_sched *s;
 	struct streams st;
 
@@ -552,6 +556,15 @@ static void test_run_errors(void **state)
 	o.sysfs_root = root;
 	s = scxpol_sched_open(&o);
 	assert_non_null(s);
+	/* run options this library does not know: refused before the load */
+	open_streams(&st);
+	cli.out = st.out;
+	cli.err = st.err;
+	assert_int_equal(scxpol_cli_run(s, &cli, &bad_ro.ro), 1);
+	snprintf(want, sizeof(want), "error: scxpol_run_opts: caller's struct has non-zero fields "
+		 "this libscxpol (%s) does not know (byte %zu)\n", scxpol_version(),
+		 sizeof(struct scxpol_run_opts));
+	expect_streams(&st, "", want);
 	open_streams(&st);
 	cli.out = st.out;
 	cli.err = st.err;
