@@ -323,7 +323,9 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	}
 
 	/* child: nothing runs before the parent says go */
-	signal(SIGINT, SIG_DFL); /* the replay's handlers are not the body's */
+	/* the replay's handlers are not the body's */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	close_others(go[0], report_fd);
 	if (leave_rt())

@@ -553,6 +553,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	const char *stat_path = o->proc_stat ? o->proc_stat : "/proc/stat";
 	double scale = o->time_scale ? o->time_scale : 1;
 	struct run R = { .o = o, .err = err, .errlen = errlen, .rep_fd = { -1, -1 } };
+	struct sigaction ign_pipe = { .sa_handler = SIG_IGN }, old_pipe;
 	struct faas_cpu_stat s0, s1;
 	bool made_root = false;
 	uint64_t i;
@@ -565,6 +566,12 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	R.iat = faas_iat_new(&icfg, err, errlen);
 	if (!R.iat)
 		return -EINVAL;
+	/*
+	 * A body that died before its release (a kill, Ctrl-C, OOM) has closed
+	 * its go pipe: the release must fail with EPIPE and clean up, not
+	 * kill the replay with SIGPIPE and leave the cgroups behind.
+	 */
+	sigaction(SIGPIPE, &ign_pipe, &old_pipe);
 	R.r = calloc(1, sizeof(*R.r));
 	R.st = calloc(o->trace->nr_inv, sizeof(*R.st));
 	R.flight = calloc(o->trace->nr_inv, sizeof(*R.flight));
@@ -671,13 +678,16 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	r = faas_cpu_stat_read(stat_path, &s1, err, errlen);
 	while (!r && R.nr_rm)
 		background(&R, 0, &r); /* the cgroups left to remove */
-	if (r)
+	if (r) {
+		abort_all(&R); /* the cgroups not removed yet */
 		goto out;
+	}
 	if (s1.total > s0.total)
 		R.r->util = (double)(s1.busy - s0.busy) / (double)(s1.total - s0.total);
 	faas_iat_get_stats(R.iat, &R.r->iat);
 	core_reuse(R.r);
 out:
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (made_root && rmdir(o->cgroup_root) && !r)
 		r = fail(&R, errno, "cannot remove cgroup root %s: %s", o->cgroup_root,
 			 strerror(errno));

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -417,6 +418,56 @@ static void test_replay_sink_failure(void **state)
 	assert_int_equal(rec.n_clear, 0);
 }
 
+/* A sink that kills invocation 0's body (cgroup.kill) and waits for it to be gone. */
+static int kill_assign(void *ctx, uint64_t cgid, int domain)
+{
+	struct recorder *r = ctx;
+	char path[2048];
+	int i, fd;
+
+	(void)domain;
+	snprintf(path, sizeof(path), "%s/inv-0/cgroup.kill", r->root);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "1", 1), 1);
+	close(fd);
+	for (i = 0; i < 500 && procs_in(r->root, cgid) > 0; i++)
+		usleep(10000);
+	assert_int_equal(procs_in(r->root, cgid), 0);
+	r->n_assign++;
+	return 0;
+}
+
+/*
+ * A body killed before its release (a kill, Ctrl-C, the OOM killer): the
+ * release fails with EPIPE and the replay cleans up, where SIGPIPE used
+ * to kill it and leave its cgroups behind.
+ */
+static void test_replay_body_killed_before_release(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	struct recorder rec = { 0 };
+	struct faas_sink sink = { .name = "kill", .ctx = &rec, .assign = kill_assign,
+				  .clear = rec_clear };
+	struct faas_replay *r = (void *)1;
+	char root[1100];
+	struct stat st;
+
+	(void)state;
+	if (!cg_mount[0])
+		skip();
+	snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
+	rec.root = root;
+	o.cgroup_root = root;
+	o.sink = &sink;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EPIPE);
+	assert_null(r);
+	assert_int_equal(rec.n_assign, 1);
+	assert_no_children();
+	assert_int_equal(stat(root, &st), -1);
+	assert_string_equal(err, "invocation 0: cannot start its body: Broken pipe");
+}
+
 static void test_replay_body_failure(void **state)
 {
 	static struct faas_invocation bad[] = {
@@ -710,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_replay_cgroups_and_sink),
 		cmocka_unit_test(test_replay_hold),
 		cmocka_unit_test(test_replay_sink_failure),
+		cmocka_unit_test(test_replay_body_killed_before_release),
 		cmocka_unit_test(test_replay_body_failure),
 		cmocka_unit_test(test_replay_stop_and_options),
 		cmocka_unit_test(test_sink_hint_open_fails),
