@@ -10,7 +10,7 @@
  *
  * Hot path: scxpol_hint_lookup() caches the resolved hint in the task
  * context, keyed by the meta generation (userspace bumps it after every
- * write) and the task's cgroup, so a task pays for the tid/tgid/cgroup hash
+ * write), the task's cgroup and its tid, so a task pays for the tid/tgid/cgroup hash
  * lookups only when something changed. A registered thread's slot is read on
  * every lookup: the thread flips its importance without a syscall.
  *
@@ -229,7 +229,8 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 	/* gen before the maps: a write racing with us bumps it again after */
 	gen = READ_ONCE(m->gen);
 	cgid = scxpol_cgrp_id(scxpol_task_cgroup(p));
-	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid) {
+	/* its tid too: an exec by a non-leader thread gives it the leader's */
+	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid && t->hint_tid == (u32)p->pid) {
 		out->pool = t->hint_pool;
 		out->class = t->hint_class;
 		out->importance = t->hint_importance;
@@ -246,6 +247,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 			t->hint_flags = out->flags;
 			t->hint_slot = slot;
 			t->hint_cgid = cgid;
+			t->hint_tid = (u32)p->pid;
 			t->hint_gen = gen + 1;
 		}
 	}

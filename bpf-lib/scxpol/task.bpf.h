@@ -30,6 +30,7 @@ struct scxpol_task_ctx {
 	u32 hint_importance;
 	u32 hint_flags;    /* SCXPOL_HINT_F_* of the cached hint */
 	s32 hint_slot;     /* registered thread's slot, -1 none */
+	u32 hint_tid;      /* tid the cached hint was resolved for (an exec moves tids) */
 	u64 match_gen;     /* rule meta gen + 1 of the cached match; 0 = none cached */
 	u64 match_cgid;    /* cgroup the cached match was made in */
 	u64 match_comm[2]; /* comm it was made with */

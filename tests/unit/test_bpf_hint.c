@@ -240,6 +240,21 @@ static void test_cache_follows_gen_and_cgroup(void **state)
 	assert_true(scxpol_hint_lookup(&p, &h));
 	assert_int_equal(h.importance, 3);
 
+	/*
+	 * an exec by a non-leader thread gives it the leader's tid (and the
+	 * old tid's entries go without a bump): it resolves again
+	 */
+	put(&scxpol_hint_tid, 99, 0, 1, 0, SCXPOL_HINT_F_CLASS);
+	assert_true(scxpol_hint_lookup(&p, &h));
+	assert_int_equal(h.flags, SCXPOL_HINT_F_IMPORTANCE);
+	put(&scxpol_hint_tid, 100, 0, 2, 0, SCXPOL_HINT_F_CLASS);
+	assert_true(scxpol_hint_lookup(&p, &h));
+	assert_int_equal(h.class, 2);
+	p.pid = 99;
+	assert_true(scxpol_hint_lookup(&p, &h));
+	assert_int_equal(h.class, 1);
+	p.pid = 100;
+
 	/* without a task context nothing is cached and the maps are read each time */
 	assert_true(scxpol_hint_lookup_ctx(NULL, &p, &h));
 	assert_int_equal(h.importance, 3);
