@@ -698,10 +698,12 @@ static __always_inline s32 scxpol_pool_pick_idle(const struct scxpol_pool_view *
 }
 
 /* Insert @p straight into the local DSQ of the idle CPU it is placed on. */
-static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice)
+static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice, bool *direct)
 {
 	scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
 	scxpol_stat_inc(SCXPOL_STAT_DIRECT);
+	if (direct)
+		*direct = true;
 }
 
 /*
@@ -712,11 +714,14 @@ static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice
  * affinity excludes some CPUs takes only an idle @prev_cpu of its pool; if
  * its affinity misses the pool entirely, the kernel's default selection
  * within its affinity. Records the pool in @t (may be NULL), moving its
- * vtime to the pool's clock (scxpol_pool_assign()).
+ * vtime to the pool's clock (scxpol_pool_assign()). *@direct (may be NULL)
+ * says whether it inserted @p: if so, the kernel skips ops.enqueue for this
+ * wakeup, so a policy that counts placements counts this one here.
  */
 static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view *v,
 						  struct task_struct *p, struct scxpol_task_ctx *t,
-						  s32 pool, s32 prev_cpu, u64 wake_flags, u64 slice)
+						  s32 pool, s32 prev_cpu, u64 wake_flags, u64 slice,
+						  bool *direct)
 {
 	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
 	struct bpf_cpumask *m = s ? s->cpus : NULL;
@@ -724,6 +729,8 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	bool borrowed = false, idle = false;
 	s32 cpu;
 
+	if (direct)
+		*direct = false;
 	scxpol_pool_assign(v, p, t, pm ? pool : SCXPOL_POOL_SHARED, slice);
 	if (pm && p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids()) {
 		if (bpf_cpumask_intersects(pm, p->cpus_ptr)) {
@@ -731,7 +738,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 			if (scxpol_pool_of_cpu(v, prev_cpu) == pool &&
 			    bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
 			    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
-				scxpol_pool__direct(p, slice);
+				scxpol_pool__direct(p, slice, direct);
 			return prev_cpu;
 		}
 		pm = NULL; /* its affinity leaves the pool: the kernel places it */
@@ -739,7 +746,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	if (!pm) {
 		cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
 		if (idle)
-			scxpol_pool__direct(p, slice);
+			scxpol_pool__direct(p, slice, direct);
 		return cpu;
 	}
 	if (!s)
@@ -747,7 +754,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	cpu = scxpol_pool__pick_idle(v, s, pm, pool, prev_cpu, &borrowed);
 	if (cpu < 0)
 		return prev_cpu;
-	scxpol_pool__direct(p, slice);
+	scxpol_pool__direct(p, slice, direct);
 	if (borrowed)
 		scxpol_stat_inc(SCXPOL_STAT_BORROW_IDLE);
 	return cpu;

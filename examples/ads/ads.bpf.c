@@ -57,11 +57,13 @@ struct {
 	__type(value, u64);
 } ads_counted SEC(".maps");
 
-/* Where a task goes. */
+/* Where a task goes, and what decided it (ADS_STAT_CLASS_*). */
 struct ads_place {
 	s32 pool;
 	u64 slice;
 	bool head;
+	bool important;
+	u32 stat;
 };
 
 /* The pool, slice and queue position of @p: hint > cgroup > comm > bg. */
@@ -70,36 +72,46 @@ static __always_inline void ads_place(struct task_struct *p, struct scxpol_task_
 {
 	struct scxpol_hint h;
 	s32 class = ADS_BG;
-	u32 stat;
 
 	scxpol_hint_lookup_ctx(t, p, &h);
 	if (h.flags & SCXPOL_HINT_F_CLASS) {
 		class = h.class;
-		stat = ADS_STAT_CLASS_HINT;
+		pl->stat = ADS_STAT_CLASS_HINT;
 	} else {
 		switch (scxpol_match_ctx(t, p, &class)) {
 		case SCXPOL_MATCH_BY_CGROUP:
-			stat = ADS_STAT_CLASS_CGROUP;
+			pl->stat = ADS_STAT_CLASS_CGROUP;
 			break;
 		case SCXPOL_MATCH_BY_COMM:
-			stat = ADS_STAT_CLASS_COMM;
+			pl->stat = ADS_STAT_CLASS_COMM;
 			break;
 		default:
-			stat = ADS_STAT_CLASS_DEFAULT;
+			pl->stat = ADS_STAT_CLASS_DEFAULT;
 		}
 	}
-	scxpol_stat_user_inc(stat);
 	pl->pool = class == ADS_LC ? ADS_POOL_LC : ADS_POOL_BG;
 	pl->slice = class == ADS_LC ? lc_slice_ns : bg_slice_ns;
 	pl->head = false;
-	if (h.importance) {
+	pl->important = h.importance;
+	if (pl->important) {
 		pl->slice = important_slice_ns;
 		pl->head = !t || !t->full_slices;
-		scxpol_stat_inc(SCXPOL_STAT_IMPORTANT);
 	}
 	/* a direct dispatch does not record the slice: the full-slice count needs it */
 	if (t)
 		t->slice = pl->slice;
+}
+
+/*
+ * Count a placement: in ops.enqueue, and in ops.select_cpu only when it
+ * inserted the task (the kernel then skips ops.enqueue), so each time a
+ * task is queued or run counts once.
+ */
+static __always_inline void ads_count_place(const struct ads_place *pl)
+{
+	scxpol_stat_user_inc(pl->stat);
+	if (pl->important)
+		scxpol_stat_inc(SCXPOL_STAT_IMPORTANT);
 }
 
 /*
@@ -126,6 +138,7 @@ static __always_inline s32 ads_wake_affine(const struct scxpol_pool_view *v, str
 	scxpol_pool_assign(v, p, t, ADS_POOL_LC, pl->slice);
 	scxpol_dsq_insert(p, SCX_DSQ_LOCAL, pl->slice, pl->head ? SCXPOL_ENQ_HEAD : 0);
 	scxpol_stat_user_inc(ADS_STAT_WAKE_AFFINE);
+	ads_count_place(pl);
 	return cpu;
 }
 
@@ -134,6 +147,7 @@ s32 SCXPOL_OPS(ads_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_fla
 	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
 	struct scxpol_pool_view v;
 	struct ads_place pl;
+	bool direct;
 	s32 cpu;
 
 	scxpol_pool_view(&v);
@@ -141,7 +155,10 @@ s32 SCXPOL_OPS(ads_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_fla
 	cpu = ads_wake_affine(&v, p, t, &pl, wake_flags);
 	if (cpu >= 0)
 		return cpu;
-	return scxpol_pool_select_cpu(&v, p, t, pl.pool, prev_cpu, wake_flags, pl.slice);
+	cpu = scxpol_pool_select_cpu(&v, p, t, pl.pool, prev_cpu, wake_flags, pl.slice, &direct);
+	if (direct)
+		ads_count_place(&pl);
+	return cpu;
 }
 
 void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
@@ -152,6 +169,7 @@ void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
 
 	scxpol_pool_view(&v);
 	ads_place(p, t, &pl);
+	ads_count_place(&pl);
 	if (pl.head) {
 		enq_flags |= SCXPOL_ENQ_HEAD;
 		scxpol_stat_user_inc(ADS_STAT_HEAD);

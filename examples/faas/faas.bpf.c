@@ -68,7 +68,8 @@ s32 SCXPOL_OPS(faas_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_fl
 	struct scxpol_pool_view v;
 
 	scxpol_pool_view(&v);
-	return scxpol_pool_select_cpu(&v, p, t, faas_domain(p, t), prev_cpu, wake_flags, slice_ns);
+	return scxpol_pool_select_cpu(&v, p, t, faas_domain(p, t), prev_cpu, wake_flags, slice_ns,
+				      NULL);
 }
 
 void SCXPOL_OPS(faas_enqueue, struct task_struct *p, u64 enq_flags)

@@ -58,7 +58,7 @@ s32 SCXPOL_OPS(testpol_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 
 	scxpol_pool_view(&v);
 	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), testpol_pool_of(p), prev_cpu,
-				      wake_flags, slice_ns);
+				      wake_flags, slice_ns, NULL);
 }
 
 void SCXPOL_OPS(testpol_enqueue, struct task_struct *p, u64 enq_flags)

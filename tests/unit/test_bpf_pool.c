@@ -229,13 +229,16 @@ static struct task_struct *task(int i, s32 cpu)
 	return p;
 }
 
-/* The policy callbacks, as a policy wires them. */
+/* The policy callbacks, as a policy wires them; select_cpu() sets last_direct. */
+static bool last_direct;
+
 static s32 select_cpu(struct task_struct *p, s32 pool, s32 prev)
 {
 	struct scxpol_pool_view v = view();
 
 	fake_set_cpu(prev);
-	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), pool, prev, 0, SLICE);
+	last_direct = true;
+	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), pool, prev, 0, SLICE, &last_direct);
 }
 
 static void enqueue(struct task_struct *p, s32 pool, u64 flags)
@@ -596,6 +599,7 @@ static void test_pick_stays_in_pool(void **state)
 	busy("5-7");
 	/* d1 full, d0 idle: an exclusive pool does not look elsewhere */
 	assert_int_equal(select_cpu(p, 1, 0), 0);
+	assert_false(last_direct);
 	assert_int_equal(fake_nr_inserts(), 0);
 	assert_true(fake_cpu_idle(0));
 	assert_int_equal(stat(SCXPOL_STAT_DIRECT), 0);
@@ -610,6 +614,7 @@ static void test_select_inserts_directly(void **state)
 	publish_ok(plan, 2);
 	busy("1");
 	assert_int_equal(select_cpu(p, 0, 1), 2);
+	assert_true(last_direct);
 	assert_non_null(fake_last_insert());
 	assert_ptr_equal(fake_last_insert()->p, p);
 	assert_int_equal(fake_last_insert()->dsq_id, SCX_DSQ_LOCAL);
@@ -635,6 +640,7 @@ static void test_borrow_idle_cpu_of_lending_pool(void **state)
 	assert_true(borrowed);
 	fake_set_idle(6, true);
 	assert_int_equal(select_cpu(p, 0, 0), 6);
+	assert_true(last_direct);
 	assert_int_equal(stat(SCXPOL_STAT_BORROW_IDLE), 1);
 	assert_int_equal(stat(SCXPOL_STAT_DIRECT), 1);
 	/* an exclusive pool never borrows */
@@ -657,12 +663,19 @@ static void test_select_respects_affinity(void **state)
 	/* allowed outside its pool only: the kernel's choice within its CPUs */
 	fake_task_allow(p, only5, 1);
 	assert_int_equal(select_cpu(p, 0, 0), 5);
+	assert_true(last_direct);
 	/* allowed on part of its pool: only an idle prev inside both */
 	fake_task_allow(q, two, 2);
 	assert_int_equal(select_cpu(q, 0, 1), 1);
+	assert_false(last_direct);
 	assert_true(fake_cpu_idle(2));
 	assert_int_equal(select_cpu(q, 0, 3), 3);
+	assert_true(last_direct);
 	assert_false(fake_cpu_idle(3));
+	/* prev busy: not inserted, ops.enqueue will queue it */
+	assert_int_equal(select_cpu(q, 0, 3), 3);
+	assert_false(last_direct);
+	assert_int_equal(stat(SCXPOL_STAT_DIRECT), 2);
 }
 
 /* --- enqueue ------------------------------------------------------------------------- */

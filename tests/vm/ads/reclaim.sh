@@ -3,6 +3,9 @@
 # no idle lc CPU, a borrowing bg task is preempted for them (reclaim). The
 # lc threads run only on lc CPUs, the bg ones were seen on lc CPUs. The lc
 # run-queue delay next to the bg slice is printed, not asserted.
+# class_comm counts each placement of the lc threads once, whether
+# select_cpu inserted it on an idle CPU or enqueue queued it: one per
+# wakeup, plus a few for the fork and exec of each.
 . "$(dirname "$0")/common.inc"
 start_ads --lc-cpus 2 --no-resize --lc-comm 'lcwake*' --bg-slice-us 20000
 assert_attached ads
@@ -14,6 +17,7 @@ for i in 1 2 3 4 5 6; do
 done
 sleep 1
 reclaim0=$(counter reclaim)
+comm0=$(counter class_comm)
 start_lat /tmp/lat.json --by comm --filter-comm lcwake --json
 /tmp/lcwake sleepwake 4 2000 >/tmp/lc-1.out &
 l1=$!
@@ -21,12 +25,19 @@ l1=$!
 wait $l1
 stop_lat
 reclaimed=$(( $(counter reclaim) - reclaim0 ))
+placed=$(( $(counter class_comm) - comm0 ))
 mapfile -t bgcpus < <(sample_cpus 10 "${bg[@]}")
 assert_attached ads
 [ "$reclaimed" -gt 0 ] || fail "no lc CPU taken back from a bg borrower: $(snapshot)"
+woken=0
 for i in 1 2; do
 	assert_cpus_within "lc thread $i" "$(field cpus "$(cat /tmp/lc-$i.out)")" 0-1
+	woken=$((woken + $(field wakeups "$(cat /tmp/lc-$i.out)")))
 done
+note "class_comm counted $placed placements for $woken wakeups"
+# a wakeup that finds the task not yet off its CPU needs no placement
+[ "$placed" -ge $((woken * 9 / 10)) ] && [ "$placed" -le $((woken + woken / 20 + 10)) ] ||
+	fail "class_comm counted $placed placements for $woken wakeups"
 seen=$(IFS=,; echo "${bgcpus[*]}")
 cpus_meet "$seen" 0-1 || fail "no bg spinner seen borrowing an lc CPU (cpus=$seen)"
 wakes=$(json_eval /tmp/lat.json "g('lcwake')['wake']['count']")
