@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <grp.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +367,7 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		    .stats = OPTS_GET(c, stats, NULL));
 	struct scxpol_stats_server *srv = NULL;
 	const char *name = scxpol_sched_name(s);
+	sigset_t stop_sigs, old_mask;
 	int r;
 
 	if (bpf_object__find_map_by_name(scxpol_sched_object(s), STATS_MAP)) {
@@ -372,6 +375,15 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		if (!srv)
 			return -errno;
 	}
+	/*
+	 * Held until scxpol_sched_run() handles them: a script that sends
+	 * SIGINT on reading "attached" must get an orderly detach, not a
+	 * process killed with the scheduler attached until its links close.
+	 */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	r = scxpol_sched_attach(s);
 	if (!r) {
 		fprintf(out, "%s: attached%s%s; SIGINT or SIGTERM detaches\n", name,
@@ -384,6 +396,7 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		fflush(out);
 	}
 	scxpol_stats_server_stop(srv);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	return r;
 }
 

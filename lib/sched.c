@@ -800,6 +800,7 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigset_t stop_sigs, old_mask;
 	unsigned int max_restarts;
 	int r = 0;
 
@@ -814,6 +815,11 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/* a caller may hold them from its attach on: one sent since is taken now */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, &old_mask);
 
 	for (;;) {
 		struct scxpol_exit_info ei;
@@ -853,6 +859,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		break;
 	}
 
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	running = NULL;

@@ -150,7 +150,10 @@ struct scxpol_run_opts {
  * when the kernel asks. Returns 0 after a signal or an orderly unregister,
  * -ECANCELED when the scheduler stopped on an error (exit info says why),
  * or a negative errno from load/attach/hooks. Signal handlers for SIGINT and
- * SIGTERM are installed for the duration of the call.
+ * SIGTERM are installed, and the two unblocked, for the duration of the
+ * call: a caller that attaches first and does something before this call
+ * (prints that it attached) can block them from before its attach, and one
+ * sent in between stops the run at once instead of killing the process.
  */
 SCXPOL_API int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *opts);
 

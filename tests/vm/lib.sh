@@ -76,7 +76,9 @@ assert_attached() {
 watch_attached() {
 	local ops=$1 file=$2 st o fifo fd
 	fifo=$(mktemp -u /tmp/watch.XXXXXX)
-	mkfifo "$fifo" && exec {fd}<>"$fifo" && rm -f "$fifo" || fail "watch_attached: no fifo"
+	# (in the background: fail would end only this subshell; FILE is what is checked)
+	mkfifo "$fifo" && exec {fd}<>"$fifo" && rm -f "$fifo" ||
+		{ echo "$EPOCHREALTIME watch_attached: no fifo $fifo" >>"$file"; exit 1; }
 	while :; do
 		st=; o=
 		read -r st <$SCX/state
