@@ -11,9 +11,16 @@
  * fixed amount of CPU work, records
  *   wakeup latency   posted -> worker running   (userspace view)
  *   request latency  due    -> work done
- * and sleeps again. Background process: hog threads doing CPU work units in
- * a loop. The two classes are separate processes so each can be placed in
- * its own cgroup (cgroup v2 moves whole processes).
+ * and sleeps again. The latencies are of the requests done by the end of
+ * the measurement window. The others due in it are counted, not lost:
+ * "dropped" (refused, the backlog full) and "unfinished" (in a worker's
+ * hands, in the backlog, or not yet posted by a late dispatcher), so an
+ * overload that leaves a backlog shows: the latencies leave out its
+ * longest ones (and stderr says so).
+ *
+ * Background process: hog threads doing CPU work units in a loop. The two
+ * classes are separate processes so each can be placed in its own cgroup
+ * (cgroup v2 moves whole processes).
  *
  * Work is a calibrated number of loop iterations, so a unit is the same
  * amount of work under every scheduler: calibrate once (--calibrate) and
@@ -112,6 +119,7 @@ struct worker {
 	uint64_t due_ns;        /* when the request was due (its latency starts here) */
 	uint64_t post_ns;       /* when the dispatcher woke this worker */
 	uint64_t done;          /* requests completed in the window */
+	uint64_t unfinished;    /* requests due in the window, completed after it */
 	uint64_t important;     /* requests flagged important (--important-every) */
 	bool flagged;           /* the current request is flagged */
 	struct worker *next_idle;
@@ -126,7 +134,8 @@ struct wl {
 	struct worker *idle;    /* stack of sleeping workers */
 	uint64_t *backlog;      /* due times of requests no worker could take */
 	size_t bl_head, bl_len;
-	uint64_t dropped;       /* backlog full */
+	uint64_t dropped;       /* due in the window, refused: backlog full */
+	uint64_t unposted;      /* due in the window, never posted (the run stopped first) */
 	bool stopping;
 	_Atomic uint32_t completions; /* futex: the closed-loop dispatcher waits here */
 	_Atomic uint32_t disp_waiting;
@@ -575,24 +584,27 @@ static int background_main(const struct opts *o, struct shared *sh, uint64_t ite
 
 /* --- critical process -------------------------------------------------------- */
 
-/* Hand a request due at @due to a sleeping worker, or queue it. */
-static void post(struct wl *wl, uint64_t due)
+/*
+ * Hand a request due at @due to a sleeping worker, or queue it (or drop
+ * it: backlog full); false if the run is stopping and nothing was done.
+ */
+static bool post(struct wl *wl, uint64_t due)
 {
 	struct worker *w;
 
 	pthread_mutex_lock(&wl->lock);
 	if (wl->stopping) {
 		pthread_mutex_unlock(&wl->lock);
-		return;
+		return false;
 	}
 	w = wl->idle;
 	if (!w) {
 		if (wl->bl_len < BACKLOG_CAP)
 			wl->backlog[(wl->bl_head + wl->bl_len++) % BACKLOG_CAP] = due;
-		else
-			wl->dropped++;
+		else if (due <= atomic_load(&wl->t_end))
+			wl->dropped++; /* like requests: only what was due in the window */
 		pthread_mutex_unlock(&wl->lock);
-		return;
+		return true;
 	}
 	wl->idle = w->next_idle;
 	pthread_mutex_unlock(&wl->lock);
@@ -601,6 +613,7 @@ static void post(struct wl *wl, uint64_t due)
 	w->post_ns = now_ns();
 	atomic_store(&w->state, W_POSTED);
 	futex_wake(&w->state, 1, false);
+	return true;
 }
 
 /*
@@ -641,7 +654,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct wl *wl = w->wl;
-	uint64_t due, running, done;
+	uint64_t due, running, done, end;
 	bool woken, more;
 	uint32_t st;
 
@@ -664,12 +677,15 @@ static void *worker_main(void *arg)
 			burn(wl->req_iters);
 			request_hooks(w, false);
 			done = now_ns();
+			end = atomic_load(&wl->t_end);
 			/* only requests finished inside the window count */
-			if (done <= atomic_load(&wl->t_end)) {
+			if (done <= end) {
 				lat_hist_add(&w->req, done - due);
 				if (woken)
 					lat_hist_add(&w->wake, running - w->post_ns);
 				w->done++;
+			} else if (due <= end) {
+				w->unfinished++;
 			}
 			/* idle (or on to the backlog) before the dispatcher may post again */
 			more = next_request(wl, w, &due);
@@ -680,11 +696,33 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Open loop: request @i is due at t0 + i / rate, late or not. */
+static uint64_t due_at(const struct wl *wl, uint64_t i)
+{
+	return wl->t0 + (uint64_t)((double)i * 1e9 / wl->o->rate);
+}
+
+/* Open loop: how many requests are due by @t (the first index due after it). */
+static uint64_t due_by(const struct wl *wl, uint64_t t)
+{
+	uint64_t n;
+
+	if (t < wl->t0)
+		return 0;
+	n = (uint64_t)((double)(t - wl->t0) * wl->o->rate / 1e9) + 1;
+	/* the estimate may round the other way than due_at(): settle on due_at() */
+	while (due_at(wl, n) <= t)
+		n++;
+	while (n > 0 && due_at(wl, n - 1) > t)
+		n--;
+	return n;
+}
+
 static void *dispatch_main(void *arg)
 {
 	struct wl *wl = arg;
 	const struct opts *o = wl->o;
-	uint64_t i = 0, due;
+	uint64_t i = 0, due, end;
 	uint32_t c;
 
 	thread_init(o, wl->sh, WL_DISPATCH, 0);
@@ -692,13 +730,13 @@ static void *dispatch_main(void *arg)
 		return NULL;
 	while (!atomic_load(&wl->sh->stop)) {
 		if (o->rate > 0) {
-			/* open loop: request i is due at t0 + i / rate, late or not */
-			due = wl->t0 + (uint64_t)((double)i * 1e9 / o->rate);
+			due = due_at(wl, i);
 			if (now_ns() < due) {
 				futex_wait_until(&wl->sh->stop, 0, due);
 				continue;
 			}
-			post(wl, due);
+			if (!post(wl, due))
+				break;
 			i++;
 			continue;
 		}
@@ -713,8 +751,20 @@ static void *dispatch_main(void *arg)
 			continue;
 		}
 		atomic_fetch_add(&wl->outstanding, 1);
-		post(wl, now_ns());
+		due = now_ns();
+		if (!post(wl, due)) {
+			if (due <= atomic_load(&wl->t_end))
+				wl->unposted++;
+			break;
+		}
 	}
+	/*
+	 * Stopped, so t_end is set (before stop). An open loop that fell
+	 * behind has requests due in the window it never posted: they count.
+	 */
+	end = atomic_load(&wl->t_end);
+	if (o->rate > 0 && due_by(wl, end) > i)
+		wl->unposted += due_by(wl, end) - i;
 	return NULL;
 }
 
@@ -723,6 +773,7 @@ static void *dispatch_main(void *arg)
 struct results {
 	double secs;
 	uint64_t requests, units, dropped, important;
+	uint64_t unfinished; /* due in the window, not done by its end */
 	struct lat_hist req, wake;
 };
 
@@ -883,12 +934,21 @@ out_stop:
 		r = -ECHILD;
 	}
 	if (!r) {
+		uint64_t end = atomic_load(&wl.t_end);
+		size_t k;
+
 		for (i = 0; i < o->workers; i++) {
 			res->requests += wl.workers[i].done;
+			res->unfinished += wl.workers[i].unfinished;
 			res->important += wl.workers[i].important;
 			lat_hist_merge(&res->req, &wl.workers[i].req);
 			lat_hist_merge(&res->wake, &wl.workers[i].wake);
 		}
+		/* the backlog no worker got to before the stop */
+		for (k = 0; k < wl.bl_len; k++)
+			if (wl.backlog[(wl.bl_head + k) % BACKLOG_CAP] <= end)
+				res->unfinished++;
+		res->unfinished += wl.unposted;
 		res->dropped = wl.dropped;
 	}
 	free(wl.workers);
@@ -939,6 +999,9 @@ static void print_results(const struct opts *o, const struct results *res)
 	if (res->dropped)
 		printf("dropped requests: %llu (backlog of %d full)\n",
 		       (unsigned long long)res->dropped, BACKLOG_CAP);
+	if (res->unfinished)
+		printf("unfinished requests: %llu (due in the window, not done by its end; not in "
+		       "the latencies)\n", (unsigned long long)res->unfinished);
 	if (o->important_every)
 		printf("important requests: %llu (every %u-th)\n",
 		       (unsigned long long)res->important, o->important_every);
@@ -954,9 +1017,9 @@ static void print_results(const struct opts *o, const struct results *res)
 	printf(",\"wakeup_latency\":");
 	lat_summary_json(stdout, &wake);
 	printf(",\"bg_units\":%llu,\"bg_units_per_s\":%.3f,\"dropped\":%llu,"
-	       "\"important\":%llu}\n", (unsigned long long)res->units,
+	       "\"important\":%llu,\"unfinished\":%llu}\n", (unsigned long long)res->units,
 	       (double)res->units / res->secs, (unsigned long long)res->dropped,
-	       (unsigned long long)res->important);
+	       (unsigned long long)res->important, (unsigned long long)res->unfinished);
 }
 
 static void usage(FILE *f)
@@ -988,7 +1051,12 @@ static void usage(FILE *f)
 		"                       worker before it runs (cleared when done)\n"
 		"  --iters-per-us X     work loop speed (default: calibrate at start)\n"
 		"  --calibrate          print iters_per_us=X and exit\n"
-		"Prints a table and, last, one JSON line.\n");
+		"Prints a table and, last, one JSON line. The latencies are of the requests\n"
+		"done within the window; \"unfinished\" counts those due in it but not done\n"
+		"by its end (in a worker's hands, queued, or not posted yet), \"dropped\" those\n"
+		"refused with the backlog full. With --rate, more of those two than workers\n"
+		"is an overload (a backlog at the end) whose longest latencies are left out:\n"
+		"stderr warns of it.\n");
 }
 
 static int parse_uint(const char *opt, const char *arg, unsigned int lo, unsigned int hi,
@@ -1220,6 +1288,13 @@ int main(int argc, char **argv)
 	if (!o.iters_per_us)
 		o.iters_per_us = calibrate();
 	r = run(&o, &res);
+	if (!r && o.rate > 0 && res.unfinished + res.dropped > o.workers)
+		/* stderr, first: the latencies understate, whoever reads only the JSON */
+		fprintf(stderr, "scxpol-workload: warning: %llu requests due in the window were "
+			"not done by its end (%llu unfinished, %llu dropped): an overload; the "
+			"latencies leave them out\n",
+			(unsigned long long)(res.unfinished + res.dropped),
+			(unsigned long long)res.unfinished, (unsigned long long)res.dropped);
 	if (!r)
 		print_results(&o, &res);
 	return r ? 1 : 0;

@@ -11,13 +11,16 @@ tail -n 1 /tmp/wl.out >/tmp/wl.json
 sed -n '1,5s/^/# /p' /tmp/wl.out
 cpus=$(nproc)
 mapfile -t v <<<"$(json_eval /tmp/wl.json 'd["workers"]' 'd["hogs"]' 'd["requests"]' \
-	'd["bg_units"]' 'd["request_latency"]["count"]' 'd["wakeup_latency"]["count"]')"
+	'd["bg_units"]' 'd["request_latency"]["count"]' 'd["wakeup_latency"]["count"]' \
+	'd["unfinished"]')"
 expect_eq "workers" "${v[0]}" "$cpus"
 expect_eq "hogs (2x oversubscription)" "${v[1]}" "$cpus"
 [ "${v[2]}" -gt 0 ] || fail "no requests completed: $(cat /tmp/wl.out)"
 [ "${v[3]}" -gt 0 ] || fail "no background units: $(cat /tmp/wl.out)"
 expect_eq "request latency samples" "${v[4]}" "${v[2]}"
 expect_eq "wakeup latency samples (closed loop)" "${v[5]}" "${v[2]}"
+# closed loop: only the requests in flight at the end are left unfinished
+[ "${v[6]}" -le "$cpus" ] || fail "${v[6]} unfinished requests, more than the $cpus in flight"
 for grp in lc-worker lc-dispatch bg-hog; do
 	mapfile -t v <<<"$(json_eval /tmp/lat.json "g('$grp') is not None")"
 	[ "${v[0]}" = 1 ] || fail "scxpol-lat has no group $grp: $(cat /tmp/lat.json)"
