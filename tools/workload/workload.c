@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -850,6 +851,8 @@ static int run(const struct opts *o, struct results *res)
 
 	/* fork before any thread exists */
 	if (o->hogs) {
+		pid_t parent = getpid();
+
 		fflush(NULL);
 		bg = fork();
 		if (bg < 0) {
@@ -857,8 +860,22 @@ static int run(const struct opts *o, struct results *res)
 			fprintf(stderr, "scxpol-workload: fork: %s\n", strerror(errno));
 			goto out_unmap;
 		}
-		if (bg == 0)
+		if (bg == 0) {
+			/*
+			 * The hogs burn CPU until the parent says stop: a parent
+			 * killed (kill -9) takes them along. The signal follows
+			 * this thread of the parent, which lives until it has
+			 * reaped us; getppid() catches a death before the prctl.
+			 */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL)) {
+				fprintf(stderr, "scxpol-workload: prctl(PR_SET_PDEATHSIG): %s\n",
+					strerror(errno));
+				_exit(1);
+			}
+			if (getppid() != parent)
+				_exit(1);
 			_exit(background_main(o, sh, wl.hog_iters));
+		}
 	}
 	wl.workers = calloc(o->workers, sizeof(*wl.workers));
 	wl.backlog = calloc(BACKLOG_CAP, sizeof(*wl.backlog));
