@@ -100,12 +100,14 @@ struct opts {
 
 /* Shared between the two processes (MAP_SHARED). */
 enum { RUN_WAIT, RUN_GO, RUN_ABORT };
+/* failed: a message is complete only once FAIL_REPORTED (the other process reads it) */
+enum { FAIL_NONE, FAIL_CLAIMED, FAIL_REPORTED };
 
 struct shared {
 	_Atomic uint32_t start;    /* futex: RUN_GO once the measurement starts */
 	_Atomic uint32_t stop;     /* 1 once it ends */
 	_Atomic uint32_t ready;    /* threads set up, both processes */
-	_Atomic uint32_t failed;   /* a thread could not set itself up */
+	_Atomic uint32_t failed;   /* FAIL_*: the setup failed (the first failure's) */
 	char error[512];           /* its message */
 	_Atomic uint64_t units[];  /* background units done, per hog */
 };
@@ -476,6 +478,17 @@ static void exit_key_init(void)
 		abort();
 }
 
+/* Record a setup failure for the parent to report; only the first one's message is kept. */
+static void setup_failed(struct shared *sh, const char *msg)
+{
+	uint32_t none = FAIL_NONE;
+
+	if (!atomic_compare_exchange_strong(&sh->failed, &none, FAIL_CLAIMED))
+		return;
+	snprintf(sh->error, sizeof(sh->error), "%s", msg);
+	atomic_store(&sh->failed, FAIL_REPORTED);
+}
+
 /* Set up the calling thread's class; a failure stops the whole run. */
 static void thread_init(const struct opts *o, struct shared *sh, enum wl_class cls,
 			unsigned int idx)
@@ -489,8 +502,8 @@ static void thread_init(const struct opts *o, struct shared *sh, enum wl_class c
 		if (!c->thread_init)
 			continue;
 		r = c->thread_init(o, cls, idx, err, sizeof(err));
-		if (r && !atomic_exchange(&sh->failed, 1))
-			snprintf(sh->error, sizeof(sh->error), "%s", err);
+		if (r)
+			setup_failed(sh, err);
 	}
 	atomic_fetch_add(&sh->ready, 1);
 }
@@ -526,6 +539,15 @@ static bool wait_start(struct shared *sh)
 	while ((s = atomic_load(&sh->start)) == RUN_WAIT)
 		futex_wait(&sh->start, RUN_WAIT, true);
 	return s == RUN_GO;
+}
+
+/* Call the run off if it has not started: the threads parked in wait_start() return. */
+static void call_off(struct shared *sh)
+{
+	uint32_t s = RUN_WAIT;
+
+	if (atomic_compare_exchange_strong(&sh->start, &s, RUN_ABORT))
+		futex_wake(&sh->start, INT_MAX, true);
 }
 
 /* --- background process ------------------------------------------------------ */
@@ -569,8 +591,12 @@ static int background_main(const struct opts *o, struct shared *sh, uint64_t ite
 		hogs[i] = (struct hog){ .o = o, .sh = sh, .iters = iters, .idx = i };
 		r = pthread_create(&th[i], NULL, hog_main, &hogs[i]);
 		if (r) {
-			fprintf(stderr, "scxpol-workload: cannot start hog thread %u: %s\n", i,
-				strerror(r));
+			char err[128];
+
+			/* the parent reports it at once, and the hogs started stop waiting */
+			snprintf(err, sizeof(err), "cannot start hog thread %u: %s", i, strerror(r));
+			setup_failed(sh, err);
+			call_off(sh);
 			break;
 		}
 		started++;
@@ -782,19 +808,22 @@ struct results {
 static int wait_ready(struct shared *sh, unsigned int want, pid_t bg)
 {
 	int status, i;
+	bool exited;
 
 	for (i = 0; i < 30000; i++) {
-		if (atomic_load(&sh->failed)) {
+		/* reaped before the check: a failure it reported and then exited on is seen */
+		exited = bg > 0 && waitpid(bg, &status, WNOHANG) == bg;
+		if (atomic_load(&sh->failed) == FAIL_REPORTED) {
 			fprintf(stderr, "scxpol-workload: %s\n", sh->error);
 			return -EINVAL;
 		}
-		if (atomic_load(&sh->ready) >= want)
-			return 0;
-		if (bg > 0 && waitpid(bg, &status, WNOHANG) == bg) {
+		if (exited) {
 			fprintf(stderr, "scxpol-workload: the background process exited during "
 				"setup (status %d)\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			return -ECHILD;
 		}
+		if (atomic_load(&sh->ready) >= want)
+			return 0;
 		usleep(1000);
 	}
 	fprintf(stderr, "scxpol-workload: only %u of %u threads started within 30 s\n",
@@ -932,11 +961,7 @@ static int run(const struct opts *o, struct results *res)
 
 out_stop:
 	atomic_store(&sh->stop, 1);
-	if (atomic_load(&sh->start) == RUN_WAIT) {
-		/* called off before it started: release the waiting threads */
-		atomic_store(&sh->start, RUN_ABORT);
-		futex_wake(&sh->start, INT_MAX, true);
-	}
+	call_off(sh);
 	if (wl.workers) {
 		stop_critical(&wl);
 		if (started > o->workers)
