@@ -123,8 +123,8 @@ struct worker {
 	uint64_t post_ns;       /* when the dispatcher woke this worker */
 	uint64_t done;          /* requests completed in the window */
 	uint64_t unfinished;    /* requests due in the window, completed after it */
-	uint64_t important;     /* requests flagged important (--important-every) */
-	bool flagged;           /* the current request is flagged */
+	uint64_t important;     /* of done, those flagged important (--important-every) */
+	bool flagged;           /* the current request is flagged (until counted) */
 	struct worker *next_idle;
 	struct lat_hist req, wake;
 };
@@ -391,13 +391,11 @@ static void hint_request_assign(struct worker *w)
 	scxpol_hint_thread_set_importance(slot, 1);
 }
 
+/* The worker counts the request (flagged stays set until then). */
 static void hint_request_end(struct worker *w)
 {
-	if (!w->flagged)
-		return;
-	scxpol_hint_thread_set_importance(hint_slot, 0);
-	w->flagged = false;
-	w->important++;
+	if (w->flagged)
+		scxpol_hint_thread_set_importance(hint_slot, 0);
 }
 
 /* Leave no hint behind (a loaded policy drops those of dead threads itself). */
@@ -711,9 +709,13 @@ static void *worker_main(void *arg)
 				if (woken)
 					lat_hist_add(&w->wake, running - w->post_ns);
 				w->done++;
+				/* counted like requests: those done after the window are not */
+				if (w->flagged)
+					w->important++;
 			} else if (due <= end) {
 				w->unfinished++;
 			}
+			w->flagged = false;
 			/* idle (or on to the backlog) before the dispatcher may post again */
 			more = next_request(wl, w, &due);
 			request_done(wl);
