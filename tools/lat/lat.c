@@ -146,23 +146,42 @@ static int parse_pids(const char *arg, struct opts *o)
 	return 0;
 }
 
-/* --filter-cgroup: accept "/a/b", "a/b" or "/sys/fs/cgroup/a/b". */
+/*
+ * --filter-cgroup: accept "/a/b", "a/b" or "/sys/fs/cgroup/a/b", stored as
+ * "/a/b" (or "/" for the root): empty parts and a trailing '/' are dropped,
+ * '.' and '..' refused, so that its depth (the filter's cgroup level) is the
+ * number of its parts.
+ */
 static int parse_cgroup(const char *arg, struct opts *o)
 {
-	const char *rel = arg;
-	size_t n;
+	const char *rel = arg, *q;
+	size_t len = 0, n;
 
 	if (!strncmp(rel, CGROUP_ROOT, strlen(CGROUP_ROOT)) &&
 	    (!rel[strlen(CGROUP_ROOT)] || rel[strlen(CGROUP_ROOT)] == '/'))
 		rel += strlen(CGROUP_ROOT);
-	if (snprintf(o->filter_cgroup, sizeof(o->filter_cgroup), "%s%s",
-		     rel[0] == '/' ? "" : "/", rel) >= (int)sizeof(o->filter_cgroup)) {
-		fprintf(stderr, "scxpol-lat: --filter-cgroup '%s': path too long\n", arg);
-		return -ENAMETOOLONG;
+	for (q = rel; *q; q += n) {
+		while (*q == '/')
+			q++;
+		n = strcspn(q, "/");
+		if (!n)
+			break;
+		if ((n == 1 && q[0] == '.') || (n == 2 && q[0] == '.' && q[1] == '.')) {
+			fprintf(stderr, "scxpol-lat: --filter-cgroup '%s': '.' and '..' are not "
+				"allowed\n", arg);
+			return -EINVAL;
+		}
+		if (len + 1 + n >= sizeof(o->filter_cgroup)) {
+			fprintf(stderr, "scxpol-lat: --filter-cgroup '%s': path too long\n", arg);
+			return -ENAMETOOLONG;
+		}
+		o->filter_cgroup[len++] = '/';
+		memcpy(o->filter_cgroup + len, q, n);
+		len += n;
 	}
-	n = strlen(o->filter_cgroup);
-	while (n > 1 && o->filter_cgroup[n - 1] == '/')
-		o->filter_cgroup[--n] = '\0';
+	if (!len)
+		o->filter_cgroup[len++] = '/';
+	o->filter_cgroup[len] = '\0';
 	return 0;
 }
 
@@ -186,9 +205,10 @@ static int cgroup_lookup(const char *path, __u64 *id, int *level)
 		return -ENOENT;
 	}
 	*id = st.st_ino;
+	/* parse_cgroup() left one '/' before each part */
 	*level = 0;
 	for (p = path; *p; p++)
-		if (*p == '/' && p[1] && p[1] != '/')
+		if (*p == '/' && p[1])
 			(*level)++;
 	return 0;
 }

@@ -17,6 +17,12 @@ expect_fail 2 "scxpol-lat: --by 'comm:16': want cgroup, comm or comm:N (N = 1..1
 expect_fail 2 "scxpol-lat: --pid '12,x': 'x' is not a process or thread id" "$LAT" --pid 12,x
 expect_fail 1 "scxpol-lat: --filter-cgroup '/no-such': /sys/fs/cgroup/no-such: No such file or directory" \
 	"$LAT" --filter-cgroup /no-such
+# a '.' or '..' part made the filter's depth wrong: nothing matched, exit 0
+# (--duration ends such a run)
+expect_fail 2 "scxpol-lat: --filter-cgroup '/.': '.' and '..' are not allowed" \
+	"$LAT" --filter-cgroup /. --duration 1
+expect_fail 2 "scxpol-lat: --filter-cgroup '/sys/fs/cgroup/..': '.' and '..' are not allowed" \
+	"$LAT" --filter-cgroup /sys/fs/cgroup/.. --duration 1
 expect_fail 2 "scxpol-workload: --rate '0': want a number in 0.001..1e+07" "$WL" --rate 0
 # the critical process cannot create its cgroup below a file
 expect_fail 1 "scxpol-workload: --worker-cgroup 'cgroup.procs/x': cannot create /sys/fs/cgroup/cgroup.procs/x: Not a directory" \
