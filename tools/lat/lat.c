@@ -116,9 +116,30 @@ static int parse_by(const char *arg, struct opts *o)
 	return -EINVAL;
 }
 
+/*
+ * @id is no process or thread (/proc/<id> exists for a thread id too, if
+ * unlisted): say so, naming it; else a typo would trace nothing.
+ */
+static bool pid_missing(const char *arg, __u32 id)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u", id);
+	if (!stat(path, &st))
+		return false;
+	if (errno == ENOENT)
+		fprintf(stderr, "scxpol-lat: --pid '%s': no process or thread %u\n", arg, id);
+	else
+		fprintf(stderr, "scxpol-lat: --pid '%s': cannot check %s: %s\n", arg, path,
+			strerror(errno));
+	return true;
+}
+
 static int parse_pids(const char *arg, struct opts *o)
 {
 	char buf[4096], *tok, *save, *end;
+	unsigned int first = o->nr_pids, i;
 	long v;
 
 	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf)) {
@@ -143,6 +164,10 @@ static int parse_pids(const char *arg, struct opts *o)
 		fprintf(stderr, "scxpol-lat: --pid '%s': no ids\n", arg);
 		return -EINVAL;
 	}
+	/* after the syntax of every id: a bad one is reported first */
+	for (i = first; i < o->nr_pids; i++)
+		if (pid_missing(arg, o->pids[i]))
+			return -ESRCH;
 	return 0;
 }
 
@@ -572,8 +597,9 @@ int main(int argc, char **argv)
 	double start, secs;
 	sigset_t set;
 
-	if (parse_args(argc, argv, &o))
-		return 2;
+	r = parse_args(argc, argv, &o);
+	if (r)
+		return r == -ESRCH ? 1 : 2; /* a missing id is like a missing cgroup */
 	if (o.filter_cgroup[0] && cgroup_lookup(o.filter_cgroup, &cg_id, &cg_level))
 		return 1;
 	/* "no sched_ext" is an answer here ("fair"), not a warning */

@@ -23,6 +23,9 @@ expect_fail 2 "scxpol-lat: --filter-cgroup '/.': '.' and '..' are not allowed" \
 	"$LAT" --filter-cgroup /. --duration 1
 expect_fail 2 "scxpol-lat: --filter-cgroup '/sys/fs/cgroup/..': '.' and '..' are not allowed" \
 	"$LAT" --filter-cgroup /sys/fs/cgroup/.. --duration 1
+# an id that is no process or thread traced nothing, exit 0 (above pid_max)
+expect_fail 1 "scxpol-lat: --pid '1,2147483647': no process or thread 2147483647" \
+	"$LAT" --pid 1,2147483647 --duration 1
 expect_fail 2 "scxpol-workload: --rate '0': want a number in 0.001..1e+07" "$WL" --rate 0
 # the critical process cannot create its cgroup below a file
 expect_fail 1 "scxpol-workload: --worker-cgroup 'cgroup.procs/x': cannot create /sys/fs/cgroup/cgroup.procs/x: Not a directory" \
