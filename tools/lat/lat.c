@@ -363,22 +363,44 @@ static int print_verifier_stats(struct lat_bpf *skel)
 	return 0;
 }
 
-/* Wait for --duration or SIGINT/SIGTERM (blocked, so none is lost). */
+/*
+ * Wait for --duration or SIGINT/SIGTERM (blocked, so none is lost). The
+ * deadline is absolute: sigtimedwait() returns EINTR after a stop and
+ * continue (Ctrl-Z, fg), and waiting the whole duration again would
+ * stretch the trace.
+ */
 static void wait_done(double duration)
 {
-	struct timespec ts, *tp = NULL;
+	struct timespec ts, deadline, now;
 	sigset_t set;
+	long long left;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	if (duration > 0) {
-		ts.tv_sec = (time_t)duration;
-		ts.tv_nsec = (long)((duration - (double)ts.tv_sec) * 1e9);
-		tp = &ts;
+	if (!(duration > 0)) {
+		while (sigwaitinfo(&set, NULL) < 0 && errno == EINTR)
+			;
+		return;
 	}
-	while (sigtimedwait(&set, NULL, tp) < 0 && errno == EINTR)
-		;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += (time_t)duration;
+	deadline.tv_nsec += (long)((duration - (double)(time_t)duration) * 1e9);
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (long long)(deadline.tv_sec - now.tv_sec) * 1000000000LL +
+		       (deadline.tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			return;
+		ts.tv_sec = (time_t)(left / 1000000000LL);
+		ts.tv_nsec = (long)(left % 1000000000LL);
+		if (sigtimedwait(&set, NULL, &ts) >= 0 || errno != EINTR)
+			return;
+	}
 }
 
 /* cgroup id -> path resolution by one walk of the cgroup tree. */
