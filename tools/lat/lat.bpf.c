@@ -62,7 +62,8 @@ struct task_lat {
 	u64 runnable_at; /* woken or switched out runnable */
 	u64 running_at;  /* switched in */
 	u64 waking_at;   /* sched_waking (or sched_wakeup_new) of the pending wakeup */
-	u32 waking_cpu;  /* the CPU of that sched_waking, + 1; 0 = none */
+	u32 waking_cpu;  /* the CPU of that sched_waking, + 1; 0 = none, or its
+			  * sched_wakeup has used it (waking_at stays for wake_done) */
 	u8 wake;         /* WAKE_* of the pending wakeup */
 	bool woken;      /* runnable_at is a wakeup, not a preemption */
 };
@@ -244,6 +245,8 @@ static __always_inline int on_wakeup(struct task_struct *p, bool new)
 		t->waking_cpu = cpu + 1;
 	}
 	waker = t->waking_cpu - 1;
+	/* used: a switch-out to sleep must not keep it for the next wakeup */
+	t->waking_cpu = 0;
 	target = BPF_CORE_READ(p, thread_info.cpu);
 	if (cpu_idle(target))
 		wake |= WAKE_IDLE;
@@ -305,11 +308,22 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 				hist_add(&g->burst, now - t->running_at);
 			__sync_fetch_and_add(runnable ? &g->preempt : &g->sleep, 1);
 		}
+		/*
+		 * try_to_wake_up() fires sched_waking once the sleeping state
+		 * matches, which can be after __schedule() dequeued this task
+		 * and before this sched_switch; its sched_wakeup comes after
+		 * the switch (from the target's wake-list IPI, or once the
+		 * waker saw p->on_cpu clear). So keep a record that is newer
+		 * than this burst's switch-in and not used yet, else that
+		 * wakeup loses its waker and the 'waking' delay the IPI.
+		 */
+		if (runnable || !t->waking_cpu || t->waking_at <= t->running_at) {
+			t->waking_at = 0;
+			t->waking_cpu = 0;
+		}
 		t->running_at = 0;
 		t->runnable_at = runnable ? now : 0;
 		t->woken = false;
-		t->waking_at = 0;
-		t->waking_cpu = 0;
 	}
 	if (BPF_CORE_READ(next, pid) && traced(next) && (t = task_lat(next))) {
 		if (t->runnable_at && now >= t->runnable_at) {

@@ -47,7 +47,10 @@ mapfile -t v <<<"$(json_eval /tmp/pp.json "g('pingx')['wake']['count']" \
 note "ping-pong: ${v[0]} wakeups, ${v[1]} remote, ${v[2]} queued; p50 from sched_wakeup" \
 	"${v[3]} ns, from sched_waking ${v[4]} ns"
 [ "${v[0]}" -ge 200 ] || fail "ping-pong: ${v[0]} wakeups for 200 round trips"
-[ $((v[1] * 100)) -ge $((v[0] * 80)) ] || fail "ping-pong: only ${v[1]} of ${v[0]} wakeups remote"
+# at most 1% local: a wakeup whose sched_waking fired before the sleeper's
+# sched_switch was once taken for a local one (3% of them on 7.2)
+[ $(((v[0] - v[1]) * 100)) -le "${v[0]}" ] ||
+	fail "ping-pong: $((v[0] - v[1])) of ${v[0]} wakeups local (more than 1%)"
 [ $((v[2] * 100)) -ge $((v[1] * 50)) ] ||
 	fail "ping-pong: EEVDF queued only ${v[2]} of ${v[1]} remote wakeups on the wake list"
 [ "${v[4]}" -gt "${v[3]}" ] ||
