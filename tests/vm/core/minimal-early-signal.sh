@@ -2,7 +2,11 @@
 # on, as for a script that signals on reading "attached") stops the policy
 # in order: it attaches, detaches, reports the exit and exits 0, rather
 # than being lost (a blocked one) or killing the loader while attached.
+# It detaches too soon to sample state and root/ops while attached: the
+# kernel's enable_seq (one more enable) and the exit record the BPF side
+# wrote (UNREG) show the scheduler was really enabled.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
+seq0=$(cat $SCX/enable_seq)
 python3 - "$SCXPOL_BUILD/examples/minimal/minimal" >/tmp/early.log 2>&1 <<'PY' &
 import os, signal, sys
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -24,3 +28,4 @@ grep -q '^minimal: attached' /tmp/early.log || fail "never attached: $(cat /tmp/
 grep -q '^minimal: exit UNREG (unregistered from user space)$' /tmp/early.log ||
 	fail "no orderly exit: $(cat /tmp/early.log)"
 expect_eq "sched_ext state" "$(scx_state)" disabled
+expect_eq "enable_seq (one attach)" "$(cat $SCX/enable_seq)" $((seq0 + 1))
