@@ -81,8 +81,9 @@ watch_attached() {
 		{ echo "$EPOCHREALTIME watch_attached: no fifo $fifo" >>"$file"; exit 1; }
 	while :; do
 		st=; o=
-		read -r st <$SCX/state
-		read -r o <$SCX/root/ops 2>/dev/null
+		read -r st <"$SCX/state"
+		# (2> first: the redirection's own error goes there too)
+		read -r o 2>/dev/null <"$SCX/root/ops"
 		[ "$st/$o" = "enabled/$ops" ] || echo "$EPOCHREALTIME $st/$o" >>"$file"
 		# a timed read of a fifo nobody writes: a sleep without a fork
 		read -r -t 0.2 -u "$fd" _ || :

@@ -809,12 +809,18 @@ struct results {
 /* Wait until every thread of both processes is set up, or fail. */
 static int wait_ready(struct shared *sh, unsigned int want, pid_t bg)
 {
+	unsigned int ready;
 	int status, i;
 	bool exited;
 
 	for (i = 0; i < 30000; i++) {
 		/* reaped before the check: a failure it reported and then exited on is seen */
 		exited = bg > 0 && waitpid(bg, &status, WNOHANG) == bg;
+		/*
+		 * ready before failed: a thread reports its failure before it counts
+		 * itself ready, so the last thread's failure cannot fall between
+		 */
+		ready = atomic_load(&sh->ready);
 		if (atomic_load(&sh->failed) == FAIL_REPORTED) {
 			fprintf(stderr, "scxpol-workload: %s\n", sh->error);
 			return -EINVAL;
@@ -824,7 +830,7 @@ static int wait_ready(struct shared *sh, unsigned int want, pid_t bg)
 				"setup (status %d)\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			return -ECHILD;
 		}
-		if (atomic_load(&sh->ready) >= want)
+		if (ready >= want)
 			return 0;
 		usleep(1000);
 	}
