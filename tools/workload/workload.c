@@ -431,19 +431,17 @@ static const struct classifier classifiers[] = {
 	     c < classifiers + sizeof(classifiers) / sizeof(classifiers[0]); c++) \
 		if (c->enabled(o))
 
-static int process_init(const struct opts *o, enum wl_side side)
+/* The caller reports @err: both processes set up alike and may fail alike. */
+static int process_init(const struct opts *o, enum wl_side side, char *err, size_t len)
 {
-	char err[512] = "";
 	int r;
 
 	for_each_classifier(c, o) {
 		if (!c->process_init)
 			continue;
-		r = c->process_init(o, side, err, sizeof(err));
-		if (r) {
-			fprintf(stderr, "scxpol-workload: %s\n", err);
+		r = c->process_init(o, side, err, len);
+		if (r)
 			return r;
-		}
 	}
 	return 0;
 }
@@ -577,20 +575,22 @@ static int background_main(const struct opts *o, struct shared *sh, uint64_t ite
 	struct hog *hogs = calloc(o->hogs, sizeof(*hogs));
 	pthread_t *th = calloc(o->hogs, sizeof(*th));
 	unsigned int i, started = 0;
+	char err[512] = "";
 	int r = 0;
 
 	if (!hogs || !th) {
 		fprintf(stderr, "scxpol-workload: out of memory\n");
 		return 1;
 	}
-	if (process_init(o, WL_BACKGROUND))
+	if (process_init(o, WL_BACKGROUND, err, sizeof(err))) {
+		/* for the parent to report, unless it failed itself (then it has) */
+		setup_failed(sh, err);
 		return 1;
+	}
 	for (i = 0; i < o->hogs; i++) {
 		hogs[i] = (struct hog){ .o = o, .sh = sh, .iters = iters, .idx = i };
 		r = pthread_create(&th[i], NULL, hog_main, &hogs[i]);
 		if (r) {
-			char err[128];
-
 			/* the parent reports it at once, and the hogs started stop waiting */
 			snprintf(err, sizeof(err), "cannot start hog thread %u: %s", i, strerror(r));
 			setup_failed(sh, err);
@@ -870,6 +870,7 @@ static int run(const struct opts *o, struct results *res)
 	unsigned int i, started = 0;
 	struct shared *sh;
 	pthread_t disp;
+	char err[512] = "";
 	pid_t bg = 0;
 	struct wl wl;
 	int r = 0, status;
@@ -922,9 +923,11 @@ static int run(const struct opts *o, struct results *res)
 		goto out_stop;
 	}
 	pthread_mutex_init(&wl.lock, NULL);
-	r = process_init(o, WL_CRITICAL);
-	if (r)
+	r = process_init(o, WL_CRITICAL, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "scxpol-workload: %s\n", err);
 		goto out_stop;
+	}
 	for (i = 0; i < o->workers; i++) {
 		struct worker *w = &wl.workers[i];
 
@@ -1329,6 +1332,8 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	/* each library failure is reported here, naming the option: not twice */
+	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
 	if (o.calibrate_only) {
 		printf("iters_per_us=%.3f\n", calibrate());
 		return 0;
