@@ -48,8 +48,16 @@ const volatile u32 comm_len = LAT_COMM_LEN;
 /* Filters; a task is traced only if it passes every enabled one. */
 const volatile char filter_comm[LAT_COMM_LEN];
 const volatile u32 filter_comm_len;
-const volatile s32 filter_cg_level = -1; /* -1: no cgroup filter */
+/*
+ * The filter cgroup's level as its path shows it: -1, no cgroup filter.
+ * Inside a cgroup namespace the path starts at the namespace's root, so
+ * its real level (cgrp->level, from the real root) can be higher: the
+ * ancestors up to LAT_CG_NS_MAX levels higher are searched for its id,
+ * and the level where it is found is kept in filter_cg_found.
+ */
+const volatile s32 filter_cg_level = -1;
 const volatile u64 filter_cg_id;
+s32 filter_cg_found = -1;
 const volatile bool filter_pids;
 
 /* lat_task.wake: what the pending wakeup was */
@@ -100,6 +108,20 @@ const struct lat_group lat_zero_group;
 u64 nr_group_full;   /* events dropped: the group table was full */
 u64 nr_no_storage;   /* events dropped: no task storage */
 
+/*
+ * The id of the cgroup at @level on @cgrp's path to the root, @cgrp's
+ * ancestors[@level] (@level <= @cgrp's); 0 if unreadable. The array's offset
+ * is relocated; the index is not a constant, so it is added by hand.
+ */
+static __always_inline u64 cg_ancestor_id(struct cgroup *cgrp, s32 level)
+{
+	void *ancestors = (void *)cgrp + bpf_core_field_offset(struct cgroup, ancestors);
+	struct cgroup *anc = NULL;
+
+	bpf_probe_read_kernel(&anc, sizeof(anc), ancestors + level * sizeof(anc));
+	return anc ? BPF_CORE_READ(anc, kn, id) : 0;
+}
+
 static __always_inline bool traced(struct task_struct *p)
 {
 	if (filter_pids) {
@@ -118,20 +140,21 @@ static __always_inline bool traced(struct task_struct *p)
 				return false;
 	}
 	if (filter_cg_level >= 0) {
-		struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp), *anc = NULL;
-		void *ancestors;
+		struct cgroup *cgrp = BPF_CORE_READ(p, cgroups, dfl_cgrp);
+		s32 level, found = filter_cg_found, i;
 
-		if (!cgrp || BPF_CORE_READ(cgrp, level) < filter_cg_level)
+		if (!cgrp)
 			return false;
-		/*
-		 * The cgroup at the filter's depth on this task's path to the
-		 * root: ancestors[level]. The array's offset is relocated; the
-		 * index is not a constant, so it is added by hand.
-		 */
-		ancestors = (void *)cgrp + bpf_core_field_offset(struct cgroup, ancestors);
-		bpf_probe_read_kernel(&anc, sizeof(anc), ancestors + filter_cg_level * sizeof(anc));
-		if (!anc || BPF_CORE_READ(anc, kn, id) != filter_cg_id)
-			return false;
+		level = BPF_CORE_READ(cgrp, level);
+		if (found >= 0)
+			return level >= found && cg_ancestor_id(cgrp, found) == filter_cg_id;
+		for (i = filter_cg_level; i <= filter_cg_level + LAT_CG_NS_MAX && i <= level; i++) {
+			if (cg_ancestor_id(cgrp, i) == filter_cg_id) {
+				filter_cg_found = i;
+				return true;
+			}
+		}
+		return false;
 	}
 	return true;
 }

@@ -174,8 +174,8 @@ static int parse_pids(const char *arg, struct opts *o)
 /*
  * --filter-cgroup: accept "/a/b", "a/b" or "/sys/fs/cgroup/a/b", stored as
  * "/a/b" (or "/" for the root): empty parts and a trailing '/' are dropped,
- * '.' and '..' refused, so that its depth (the filter's cgroup level) is the
- * number of its parts.
+ * '.' and '..' refused, so that its depth (the least level of the filter's
+ * cgroup) is the number of its parts.
  */
 static int parse_cgroup(const char *arg, struct opts *o)
 {
@@ -210,7 +210,11 @@ static int parse_cgroup(const char *arg, struct opts *o)
 	return 0;
 }
 
-/* Id (inode) and depth of the cgroup at @path below CGROUP_ROOT. */
+/*
+ * Id (inode) and depth of the cgroup at @path below CGROUP_ROOT. The depth
+ * is its level only if CGROUP_ROOT is the real root: in a cgroup namespace
+ * it is less, so the BPF side takes it as the least level.
+ */
 static int cgroup_lookup(const char *path, __u64 *id, int *level)
 {
 	char full[PATH_MAX + sizeof(CGROUP_ROOT)];

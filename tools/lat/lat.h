@@ -13,6 +13,8 @@
 #include "hist.h"
 
 #define LAT_COMM_LEN 16
+/* --filter-cgroup: how much deeper than its path a cgroup namespace's root may be */
+#define LAT_CG_NS_MAX 32
 
 /* What tasks are grouped by (rodata group_by). */
 enum lat_group_by {
