@@ -28,6 +28,8 @@
 #include "lat.bpf.skel.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
+/* the initial PID namespace's inode number, fixed (the kernel's proc_ns.h) */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
 #define MAX_PIDS 1024
 
 struct opts {
@@ -117,22 +119,69 @@ static int parse_by(const char *arg, struct opts *o)
 }
 
 /*
- * @id is no process or thread (/proc/<id> exists for a thread id too, if
- * unlisted): say so, naming it; else a typo would trace nothing.
+ * 0 if --pid @id has a task left to trace: the thread @id, or a thread of
+ * process @id; -ENOENT: no such id; -ESRCH: it exited (a zombie, not reaped
+ * yet); another -errno: cannot tell. A process whose main thread exited
+ * while its other threads run is a zombie with threads left.
+ */
+static int pid_state(__u32 id)
+{
+	char path[40], line[256], state = 0;
+	unsigned long tgid = 0, threads = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", id);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			sscanf(line + 6, " %c", &state);
+		else if (!strncmp(line, "Tgid:", 5))
+			tgid = strtoul(line + 5, NULL, 10);
+		else if (!strncmp(line, "Threads:", 8))
+			threads = strtoul(line + 8, NULL, 10);
+	}
+	fclose(f);
+	if (state != 'Z' && state != 'X')
+		return 0;
+	return tgid == id && threads > 1 ? 0 : -ESRCH;
+}
+
+/*
+ * @id has nothing to trace: say so, naming it; else a typo or a process
+ * already gone would trace nothing, and exit 0.
  */
 static bool pid_missing(const char *arg, __u32 id)
 {
-	char path[32];
+	int r = pid_state(id);
+
+	if (!r)
+		return false;
+	if (r == -ENOENT)
+		fprintf(stderr, "scxpol-lat: --pid '%s': no process or thread %u\n", arg, id);
+	else if (r == -ESRCH)
+		fprintf(stderr, "scxpol-lat: --pid '%s': %u has exited (a zombie)\n", arg, id);
+	else
+		fprintf(stderr, "scxpol-lat: --pid '%s': cannot check /proc/%u: %s\n", arg, id,
+			strerror(-r));
+	return true;
+}
+
+/*
+ * The BPF side compares the kernel's ids (those of the initial PID
+ * namespace); /proc's pid 1 is the init of the namespace /proc shows: if
+ * that is another one, the ids given are not those, and would select
+ * other tasks or none. Unreadable (no ptrace access to pid 1): assume it is.
+ */
+static bool pid_ns_foreign(void)
+{
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%u", id);
-	if (!stat(path, &st))
+	if (stat("/proc/1/ns/pid", &st) || st.st_ino == PROC_PID_INIT_INO)
 		return false;
-	if (errno == ENOENT)
-		fprintf(stderr, "scxpol-lat: --pid '%s': no process or thread %u\n", arg, id);
-	else
-		fprintf(stderr, "scxpol-lat: --pid '%s': cannot check %s: %s\n", arg, path,
-			strerror(errno));
+	fprintf(stderr, "scxpol-lat: --pid: /proc shows a PID namespace other than the "
+		"initial one, whose ids the filter compares; run in the initial one\n");
 	return true;
 }
 
@@ -165,6 +214,8 @@ static int parse_pids(const char *arg, struct opts *o)
 		return -EINVAL;
 	}
 	/* after the syntax of every id: a bad one is reported first */
+	if (pid_ns_foreign())
+		return -ESRCH;
 	for (i = first; i < o->nr_pids; i++)
 		if (pid_missing(arg, o->pids[i]))
 			return -ESRCH;
@@ -625,7 +676,7 @@ int main(int argc, char **argv)
 
 	r = parse_args(argc, argv, &o);
 	if (r)
-		return r == -ESRCH ? 1 : 2; /* a missing id is like a missing cgroup */
+		return r == -ESRCH ? 1 : 2; /* an id without a task is like a missing cgroup */
 	if (o.filter_cgroup[0] && cgroup_lookup(o.filter_cgroup, &cg_id, &cg_level))
 		return 1;
 	/* "no sched_ext" is an answer here ("fair"), not a warning */
@@ -685,6 +736,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scxpol-lat: attaching to sched_waking/sched_wakeup/sched_switch failed: %s\n",
 			strerror(-r));
 		goto out;
+	}
+	/* one that exited since parse_pids() checked it leaves nothing to trace */
+	for (i = 0; i < o.nr_pids; i++) {
+		int st = pid_state(o.pids[i]);
+
+		if (st == -ENOENT || st == -ESRCH) {
+			fprintf(stderr, "scxpol-lat: --pid: %u exited before tracing started\n",
+				o.pids[i]);
+			r = -ESRCH;
+			goto out;
+		}
 	}
 	start = now_s();
 	fprintf(stderr, "scxpol-lat: tracing by %s under %s (%s)\n",

@@ -23,9 +23,26 @@ expect_fail 2 "scxpol-lat: --filter-cgroup '/.': '.' and '..' are not allowed" \
 	"$LAT" --filter-cgroup /. --duration 1
 expect_fail 2 "scxpol-lat: --filter-cgroup '/sys/fs/cgroup/..': '.' and '..' are not allowed" \
 	"$LAT" --filter-cgroup /sys/fs/cgroup/.. --duration 1
-# an id that is no process or thread traced nothing, exit 0 (above pid_max)
+# an id that is no process or thread (above pid_max)
 expect_fail 1 "scxpol-lat: --pid '1,2147483647': no process or thread 2147483647" \
 	"$LAT" --pid 1,2147483647 --duration 1
+# an id that exited, a zombie its parent (sleep, after exec) never reaps:
+# nothing to trace either (it traced nothing, exit 0)
+rm -f /tmp/zombie
+sh -c 'sleep 0 & echo $! >/tmp/zombie; exec sleep 60' &
+zparent=$!
+for ((i = 0; i < 100; i++)); do
+	[ -s /tmp/zombie ] && grep -q '^State:.Z' "/proc/$(cat /tmp/zombie)/status" 2>/dev/null && break
+	sleep 0.1
+done
+z=$(cat /tmp/zombie)
+expect_fail 1 "scxpol-lat: --pid '$z': $z has exited (a zombie)" "$LAT" --pid "$z" --duration 1
+kill "$zparent"
+wait "$zparent" 2>/dev/null
+# in another PID namespace (/proc mounted for it) the ids are not the
+# kernel's: pid 1 is the tracer itself here, which traced the system's init
+expect_fail 1 "scxpol-lat: --pid: /proc shows a PID namespace other than the initial one, whose ids the filter compares; run in the initial one" \
+	unshare -p -f --mount-proc "$LAT" --pid 1 --duration 1
 expect_fail 2 "scxpol-workload: --rate '0': want a number in 0.001..1e+07" "$WL" --rate 0
 # the critical process cannot create its cgroup below a file
 expect_fail 1 "scxpol-workload: --worker-cgroup 'cgroup.procs/x': cannot create /sys/fs/cgroup/cgroup.procs/x: Not a directory" \
