@@ -21,7 +21,7 @@
 
 /* Results of the compute loop land here so the compiler must compute them. */
 static uint64_t work_sink;
-/* The poll body's "event": nothing sets it, the body stops on its clock. */
+/* The poll body's "event" flag: nothing sets it, its deadline stands in. */
 static volatile int poll_flag;
 
 void faas_cpuset_set(struct faas_cpuset *s, int cpu)
@@ -152,16 +152,22 @@ static void body_io(uint64_t duration_us, const struct faas_body_cfg *cfg, struc
 	}
 }
 
-static void body_poll(uint64_t duration_us, struct faas_cpuset *cpus)
+/*
+ * Waits for an event that comes @duration_us after the start, whatever CPU
+ * time it gets meanwhile (a reply to a request it sent): the CPU it burns
+ * spinning is waste, which a scheduler that queues busy pollers behind
+ * other work gives to that work; it ends once it runs after the event.
+ */
+static void body_poll(uint64_t start_ns, uint64_t duration_us, struct faas_cpuset *cpus)
 {
-	uint64_t until = ts_ns(CLOCK_THREAD_CPUTIME_ID) + duration_us * 1000;
+	uint64_t until = start_ns + duration_us * 1000;
 	int n;
 
 	do {
 		for (n = POLL_SPINS; n && !poll_flag; n--)
 			;
 		faas_cpuset_set(cpus, sched_getcpu());
-	} while (!poll_flag && ts_ns(CLOCK_THREAD_CPUTIME_ID) < until);
+	} while (!poll_flag && faas_now_ns() < until);
 }
 
 struct mt_arg {
@@ -236,7 +242,7 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 		body_io(duration_us, cfg, &rep->cpus);
 		break;
 	case FAAS_KIND_POLL:
-		body_poll(duration_us, &rep->cpus);
+		body_poll(rep->start_ns, duration_us, &rep->cpus);
 		break;
 	case FAAS_KIND_MT:
 		r = body_mt(duration_us, cfg, &rep->cpus);

@@ -3,19 +3,21 @@
  * Function bodies: what an invocation does once it runs, as a forked
  * process in its own cgroup v2 directory.
  *
- * Work is fixed, not wall time: faas_calibrate() measures once how many
- * iterations of the compute loop one microsecond of CPU time buys (thread
- * CPU time, best of several runs, so preemption during calibration does
- * not skew it), and a body of duration D does D worth of iterations. Under
- * contention the same work takes longer, which is the latency the replay
- * measures. Per kind, for duration D:
+ * Work is fixed, not wall time (except poll's): faas_calibrate() measures
+ * once how many iterations of the compute loop one microsecond of CPU time
+ * buys (thread CPU time, best of several runs, so preemption during
+ * calibration does not skew it), and a body of duration D does D worth of
+ * iterations. Under contention the same work takes longer, which is the
+ * latency the replay measures. Per kind, for duration D:
  *   cpu   one burst of D of work
  *   io    bursts of at most 1 ms of work, each followed by a sleep of
  *         io_sleep_ratio times the burst: D / (1 + ratio) of work in all,
  *         so an uncontended run takes about D
- *   poll  a busy-polling runtime: spins on a flag and checks its thread CPU
- *         clock every 256 spins until it has used D of CPU time; never
- *         sleeps
+ *   poll  a busy-polling runtime waiting for an event (a reply) that
+ *         comes D after its start: spins on a flag and checks the clock
+ *         every 256 spins until then; never sleeps. Its CPU time is what
+ *         the scheduler lets it burn (at most D), and it ends at the first
+ *         check after D, so contention delays it only by that wait
  *   mt    mt_threads threads (2..4), each doing D of work: an uncontended
  *         run takes about D on mt_threads CPUs
  * While working, every thread samples sched_getcpu() about every 20 us of
