@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -539,6 +540,13 @@ static int check_opts(const struct faas_replay_opts *o, char *err, size_t errlen
 	return 0;
 }
 
+/* User plus system CPU time of @u, in seconds. */
+static double rusage_s(const struct rusage *u)
+{
+	return (double)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) +
+	       (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
+}
+
 int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, char *err,
 		    size_t errlen)
 {
@@ -555,6 +563,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	struct run R = { .o = o, .err = err, .errlen = errlen, .rep_fd = { -1, -1 } };
 	struct sigaction ign_pipe = { .sa_handler = SIG_IGN }, old_pipe;
 	struct faas_cpu_stat s0, s1;
+	struct rusage self0, self1, kids0, kids1;
 	bool made_root = false;
 	uint64_t i;
 	int r;
@@ -622,6 +631,8 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	r = faas_cpu_stat_read(stat_path, &s0, err, errlen);
 	if (r)
 		goto out;
+	getrusage(RUSAGE_SELF, &self0);
+	getrusage(RUSAGE_CHILDREN, &kids0);
 
 	/* prewarm the first bodies before time 0, as later ones are before their arrival */
 	while (!r && background(&R, 0, &r))
@@ -676,6 +687,8 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		goto out;
 	}
 	r = faas_cpu_stat_read(stat_path, &s1, err, errlen);
+	getrusage(RUSAGE_SELF, &self1);
+	getrusage(RUSAGE_CHILDREN, &kids1);
 	while (!r && R.nr_rm)
 		background(&R, 0, &r); /* the cgroups left to remove */
 	if (r) {
@@ -684,6 +697,9 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	}
 	if (s1.total > s0.total)
 		R.r->util = (double)(s1.busy - s0.busy) / (double)(s1.total - s0.total);
+	R.r->busy_cpu_s = (double)(s1.busy - s0.busy) / (double)sysconf(_SC_CLK_TCK);
+	R.r->cp_cpu_s = rusage_s(&self1) - rusage_s(&self0);
+	R.r->bodies_cpu_s = rusage_s(&kids1) - rusage_s(&kids0);
 	faas_iat_get_stats(R.iat, &R.r->iat);
 	core_reuse(R.r);
 out:
@@ -813,6 +829,9 @@ void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
 	s->shared = r->iat.shared - r->iat.late;
 	s->held = r->iat.late;
 	s->util = r->util;
+	s->busy_cpu_s = r->busy_cpu_s;
+	s->cp_cpu_s = r->cp_cpu_s;
+	s->bodies_cpu_s = r->bodies_cpu_s;
 	s->run_s = (double)r->run_ns / 1e9;
 	for (i = 0; i < r->nr; i++) {
 		const struct faas_inv_result *x = &r->res[i];
@@ -849,12 +868,14 @@ void faas_summary_json(const struct faas_summary *s, FILE *f)
 		   "\"e2e_p99_ms\":%.3f,\"e2e_p999_ms\":%.3f,\"e2e_mean_ms\":%.3f,"
 		   "\"worker_mean_ms\":%.3f,\"cpu_util\":%.4f,\"invocation_cost_ms\":%.3f,"
 		   "\"core_reuse\":%.4f,\"core_reuse_n\":%llu,\"core_reuse_of\":%llu,"
-		   "\"shared_queue\":%llu,\"held\":%llu}\n",
+		   "\"shared_queue\":%llu,\"held\":%llu,\"busy_cpu_s\":%.3f,\"cp_cpu_s\":%.3f,"
+		   "\"bodies_cpu_s\":%.3f}\n",
 		(unsigned long long)s->count, (unsigned long long)s->completed, s->run_s, s->p50_ms,
 		s->p99_ms, s->p999_ms, s->mean_e2e_ms, s->mean_worker_ms, s->util, s->cost_ms,
 		s->reuse_of ? (double)s->reuse / (double)s->reuse_of : 0.0,
 		(unsigned long long)s->reuse, (unsigned long long)s->reuse_of,
-		(unsigned long long)s->shared, (unsigned long long)s->held);
+		(unsigned long long)s->shared, (unsigned long long)s->held, s->busy_cpu_s,
+		s->cp_cpu_s, s->bodies_cpu_s);
 }
 
 void faas_summary_print(const struct faas_summary *s, FILE *f)
@@ -868,6 +889,9 @@ void faas_summary_print(const struct faas_summary *s, FILE *f)
 	fprintf(f, "e2e latency mean     %.2f ms\n", s->mean_e2e_ms);
 	fprintf(f, "worker duration mean %.2f ms\n", s->mean_worker_ms);
 	fprintf(f, "CPU utilisation      %.1f %%\n", s->util * 100);
+	fprintf(f, "CPU time             %.2f s busy: control plane %.2f s, bodies %.2f s, "
+		   "other %.2f s\n", s->busy_cpu_s, s->cp_cpu_s, s->bodies_cpu_s,
+		s->busy_cpu_s - s->cp_cpu_s - s->bodies_cpu_s);
 	fprintf(f, "invocation cost      %.2f ms (mean e2e latency x CPU utilisation)\n", s->cost_ms);
 	fprintf(f, "core reuse           %.1f %% (%llu of %llu)\n",
 		s->reuse_of ? 100.0 * (double)s->reuse / (double)s->reuse_of : 0.0,

@@ -42,7 +42,11 @@
  *   invocation (by arrival) ran on; undefined for a function's first.
  *   CPU utilisation: busy / total jiffies of the "cpu" line of /proc/stat
  *   between start and end of the replay (busy = user + nice + system +
- *   irq + softirq + steal; total = busy + idle + iowait).
+ *   irq + softirq + steal; total = busy + idle + iowait). CPU time: the
+ *   busy jiffies in seconds, and of them the replay process's own
+ *   (getrusage RUSAGE_SELF: the control plane, forks included) and its
+ *   reaped children's (the bodies); the rest is other tasks' and the
+ *   kernel's (cgroup removal, the policy, ...).
  *   invocation cost = mean e2e latency x CPU utilisation (ms): the paper's
  *   latency x cpu_utilization, with the utilisation of the whole run.
  *   Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest.
@@ -135,6 +139,9 @@ struct faas_replay {
 	uint64_t t0_ns;		     /* CLOCK_MONOTONIC of the replay's time 0 */
 	uint64_t run_ns;	     /* time 0 .. last completion */
 	double util;		     /* CPU utilisation over the run, 0..1 */
+	double busy_cpu_s;	     /* busy CPU time of all CPUs over the run */
+	double cp_cpu_s;	     /* of it, the replay's own (the control plane) */
+	double bodies_cpu_s;	     /* of it, the bodies' (reaped children) */
 };
 
 struct faas_summary {
@@ -143,6 +150,7 @@ struct faas_summary {
 	uint64_t held;		  /* waited in the control plane for a domain */
 	double p50_ms, p99_ms, p999_ms, mean_e2e_ms, mean_worker_ms;
 	double util, cost_ms;
+	double busy_cpu_s, cp_cpu_s, bodies_cpu_s; /* see struct faas_replay */
 	uint64_t reuse, reuse_of; /* invocations that reused a core, of those that could */
 	double run_s;
 };

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -679,6 +681,59 @@ static void test_body_direct(void **state)
 	assert_true(sizeof(struct faas_body_report) <= 4096); /* PIPE_BUF: atomic writes */
 }
 
+static volatile int spin_stop;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A poll body waits for its event D after its start, not for D of its own
+ * CPU time: sharing its CPU with a spinner, it still ends at about D
+ * (after at most a slice of the spinner's) and burns only its share.
+ */
+static void test_body_poll_waits_for_its_event(void **state)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 2 };
+	struct faas_body_report rep;
+	cpu_set_t one, old;
+	pthread_t th;
+	uint64_t cpu0, cpu;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	/* the spinner inherits the single CPU */
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	spin_stop = 0;
+	assert_int_equal(pthread_create(&th, NULL, spin, NULL), 0);
+	cpu0 = thread_cpu_ns();
+	assert_int_equal(faas_body_run(FAAS_KIND_POLL, 50000, &cfg, &rep), 0);
+	cpu = thread_cpu_ns() - cpu0;
+	spin_stop = 1;
+	pthread_join(th, NULL);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	print_message("poll body of 50 ms next to a spinner: %.1f ms wall, %.1f ms CPU\n",
+		      (double)(rep.end_ns - rep.start_ns) / 1e6, (double)cpu / 1e6);
+	assert_true(rep.end_ns - rep.start_ns >= 50000000ULL);
+	/* the old body spun until 50 ms of CPU: about 100 ms of wall time here */
+	assert_true(rep.end_ns - rep.start_ns < 80000000ULL);
+	assert_true(cpu < 40000000ULL);
+}
+
 /* A spawned body is asleep on its go pipe; a running process is not. */
 static void test_body_asleep(void **state)
 {
@@ -769,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_csv_cpu_list),
 		cmocka_unit_test(test_cpu_stat),
 		cmocka_unit_test(test_body_direct),
+		cmocka_unit_test(test_body_poll_waits_for_its_event),
 		cmocka_unit_test(test_body_asleep),
 		cmocka_unit_test(test_body_leaves_rt),
 	};
