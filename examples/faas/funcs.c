@@ -2,6 +2,7 @@
 /* Function bodies (cpu, io, poll, mt) as forked processes in cgroups. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -299,14 +302,35 @@ static void close_others(int a, int b)
 	close_fds(hi + 1 > 3 ? hi + 1 : 3, ~0U);
 }
 
+/*
+ * fork() into the cgroup directory @cg_fd (clone3 with CLONE_INTO_CGROUP),
+ * or -1 with errno. The child is born there: moving it (cgroup.procs)
+ * would take the global cgroup_threadgroup_rwsem for writing, which waits
+ * for every task inside a fork or an exit to leave it, and on an
+ * overloaded system such a task can wait for a CPU for a long time while
+ * the control plane waits for it. Raw clone3 instead of glibc's fork: the
+ * caller is single-threaded, so the child holds no lock of a thread that
+ * is not there, and a body uses nothing tied to the cached thread id.
+ */
+static pid_t fork_into(int cg_fd)
+{
+	struct clone_args ca = {
+		.flags = CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = (uint64_t)cg_fd,
+	};
+
+	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
-		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,
-		      size_t errlen)
+		      const struct faas_body_cfg *cfg, const char *cgroup, int report_fd,
+		      int *go_fd, char *err, size_t errlen)
 {
 	struct faas_body_report rep;
-	int go[2], r;
+	int go[2], r, cg_fd = -1;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid = -1;
 	char c;
 
 	if (pipe2(go, O_CLOEXEC))
@@ -314,17 +338,41 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 				 (unsigned long long)id, strerror(errno),
 				 errno == EMFILE ? " (every body waiting for its release holds "
 						   "one; raise the limit: ulimit -n)" : "");
-	pid = fork();
+	if (cgroup) {
+		cg_fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg_fd < 0) {
+			r = errno;
+			close(go[0]);
+			close(go[1]);
+			return faas_errf(err, errlen, r, "cannot open cgroup %s: %s", cgroup,
+					 strerror(r));
+		}
+		pid = fork_into(cg_fd);
+		/* before Linux 5.7 (ENOSYS, or EINVAL for the flag): fork, then move */
+		if (pid >= 0 || (errno != ENOSYS && errno != EINVAL))
+			cgroup = NULL;
+	}
+	if (cg_fd < 0 || cgroup)
+		pid = fork();
 	if (pid < 0) {
 		r = errno;
+		if (cg_fd >= 0)
+			close(cg_fd);
 		close(go[0]);
 		close(go[1]);
 		return faas_errf(err, errlen, r, "invocation %llu: fork: %s",
 				 (unsigned long long)id, strerror(r));
 	}
 	if (pid) {
+		if (cg_fd >= 0)
+			close(cg_fd);
 		close(go[0]);
 		*go_fd = go[1];
+		if (cgroup && (r = faas_cgroup_move(cgroup, pid, err, errlen))) {
+			close(go[1]); /* it exits without running */
+			waitpid(pid, NULL, 0);
+			return r;
+		}
 		return pid;
 	}
 

@@ -23,8 +23,8 @@
  * While working, every thread samples sched_getcpu() about every 20 us of
  * work; the report carries the first CPU and the set of CPUs seen.
  *
- * Process protocol (faas_body_spawn): the child is forked blocked on a "go"
- * pipe; the parent moves it into its cgroup, waits until it is asleep
+ * Process protocol (faas_body_spawn): the child is forked into its cgroup
+ * blocked on a "go" pipe; the parent waits until it is asleep
  * (faas_body_asleep), tells the policy, then writes one byte. Only then does the body start its clock and work, so it never
  * does work outside its cgroup or before its domain is known. It ends by
  * writing one struct faas_body_report (smaller than PIPE_BUF, so atomic on
@@ -102,15 +102,17 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 
 /*
  * faas_body_spawn - fork a child that waits for the go byte, runs the body
- * of invocation @id and writes its report to @report_fd. Returns the
- * child's pid and its go pipe's write end in *@go_fd (write one byte to
- * start it, close it to make it exit without running: exit status 3), or a
- * negative errno with the reason in @err. Call only from a single-threaded
- * process. The child leaves a real-time class (see above).
+ * of invocation @id and writes its report to @report_fd. With @cgroup (a
+ * cgroup v2 directory, or NULL) the child starts in that cgroup (it is
+ * moved there before Linux 5.7). Returns the child's pid and its go pipe's
+ * write end in *@go_fd (write one byte to start it, close it to make it
+ * exit without running: exit status 3), or a negative errno with the
+ * reason in @err. Call only from a single-threaded process. The child
+ * leaves a real-time class (see above).
  */
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
-		      const struct faas_body_cfg *cfg, int report_fd, int *go_fd, char *err,
-		      size_t errlen);
+		      const struct faas_body_cfg *cfg, const char *cgroup, int report_fd,
+		      int *go_fd, char *err, size_t errlen);
 
 /*
  * faas_body_asleep - whether the spawned body @pid is asleep, off the run

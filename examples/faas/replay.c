@@ -133,7 +133,7 @@ static const char *func_name(const struct run *R, uint64_t id)
 /*
  * The part of starting an invocation that does not depend on when it
  * arrives (a serverless platform's prewarmed container): its cgroup, and
- * its body forked, moved into the cgroup, waiting for go.
+ * its body forked into the cgroup, waiting for go.
  */
 static int prepare(struct run *R, uint64_t id)
 {
@@ -152,15 +152,14 @@ static int prepare(struct run *R, uint64_t id)
 			return r;
 		st->cgroup = true;
 	}
-	pid = faas_body_spawn(id, inv->kind, inv->duration_us, &R->o->body, R->rep_fd[1],
-			      &st->go_fd, R->err, R->errlen);
+	pid = faas_body_spawn(id, inv->kind, inv->duration_us, &R->o->body,
+			      R->o->cgroup_root ? path : NULL, R->rep_fd[1], &st->go_fd, R->err,
+			      R->errlen);
 	if (pid < 0)
 		return (int)pid;
 	st->pid = pid;
 	R->flight[R->nr_flight++] = id;
 	R->next_prep = id + 1;
-	if (R->o->cgroup_root)
-		return faas_cgroup_move(path, pid, R->err, R->errlen);
 	return 0;
 }
 

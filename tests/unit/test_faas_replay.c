@@ -744,7 +744,7 @@ static void test_body_asleep(void **state)
 
 	(void)state;
 	assert_int_equal(pipe(rep), 0);
-	pid = faas_body_spawn(0, FAAS_KIND_CPU, 1000, &cfg, rep[1], &go, err, sizeof(err));
+	pid = faas_body_spawn(0, FAAS_KIND_CPU, 1000, &cfg, NULL, rep[1], &go, err, sizeof(err));
 	assert_true(pid > 0);
 	for (i = 0; i < 5000 && (r = faas_body_asleep(pid, err, sizeof(err))) == 0; i++)
 		usleep(1000);
@@ -773,6 +773,53 @@ static void test_body_asleep(void **state)
 }
 
 /*
+ * A body spawned with a cgroup is in it before its release (born there by
+ * clone3, not moved), and an mt body, whose threads a raw clone3 child
+ * creates, runs and reports from there.
+ */
+static void test_body_spawn_into_cgroup(void **state)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 1 };
+	char cg[1100], want[1200], file[64], line[1300], name[64];
+	struct faas_body_report rep;
+	int rp[2], go, status;
+	uint64_t cgid;
+	FILE *f;
+	pid_t pid;
+
+	(void)state;
+	if (!cg_mount[0])
+		skip(); /* the host gives this test no writable cgroup2 */
+	snprintf(name, sizeof(name), "scxpol-faas-spawn.%d", (int)getpid());
+	assert_int_equal(faas_cgroup_create(cg_mount, name, cg, sizeof(cg), &cgid, err,
+					    sizeof(err)), 0);
+	snprintf(want, sizeof(want), "0::%s\n", cg + strlen(cg_mount));
+	assert_int_equal(pipe(rp), 0);
+	pid = faas_body_spawn(9, FAAS_KIND_MT, 1000, &cfg, cg, rp[1], &go, err, sizeof(err));
+	assert_true(pid > 0);
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	/* the v2 line, which a hybrid hierarchy lists last */
+	while (fgets(line, sizeof(line), f) && strncmp(line, "0::", 3))
+		;
+	fclose(f);
+	assert_string_equal(line, want);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	assert_int_equal(read(rp[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
+	assert_int_equal(rep.id, 9);
+	assert_int_equal(rep.status, 0);
+	assert_string_equal(rep.cgroup, cg + strlen(cg_mount));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(rp[0]);
+	close(rp[1]);
+	assert_int_equal(faas_cgroup_remove(cg, err, sizeof(err)), 0);
+	assert_no_children();
+}
+
+/*
  * Spawned from a SCHED_FIFO process (chrt -f faas-replay), a body is back
  * in SCHED_OTHER by the time it sleeps on its go pipe, and runs there.
  */
@@ -790,7 +837,7 @@ static void test_body_leaves_rt(void **state)
 		skip(); /* no CAP_SYS_NICE here */
 	}
 	assert_int_equal(pipe(rp), 0);
-	pid = faas_body_spawn(5, FAAS_KIND_CPU, 1000, &cfg, rp[1], &go, err, sizeof(err));
+	pid = faas_body_spawn(5, FAAS_KIND_CPU, 1000, &cfg, NULL, rp[1], &go, err, sizeof(err));
 	assert_int_equal(sched_setscheduler(0, SCHED_OTHER, &normal), 0);
 	assert_true(pid > 0);
 	for (i = 0; i < 5000 && (r = faas_body_asleep(pid, err, sizeof(err))) == 0; i++)
@@ -826,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_body_direct),
 		cmocka_unit_test(test_body_poll_waits_for_its_event),
 		cmocka_unit_test(test_body_asleep),
+		cmocka_unit_test(test_body_spawn_into_cgroup),
 		cmocka_unit_test(test_body_leaves_rt),
 	};
 
