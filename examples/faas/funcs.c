@@ -265,13 +265,15 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
  * go, and runs, as a normal task of the scheduler under test, while its
  * prewarm (fork to go) never queues behind invocations.
  */
-static int leave_rt(void)
+static int leave_rt(int *policy, struct sched_param *rt)
 {
 	struct sched_param sp = { .sched_priority = 0 };
-	int policy = sched_getscheduler(0);
 
-	if (policy != SCHED_FIFO && policy != SCHED_RR)
+	*policy = sched_getscheduler(0);
+	if (*policy != SCHED_FIFO && *policy != SCHED_RR)
 		return 0;
+	if (sched_getparam(0, rt))
+		return -1;
 	return sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
@@ -328,7 +330,8 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		      int *go_fd, char *err, size_t errlen)
 {
 	struct faas_body_report rep;
-	int go[2], r, cg_fd = -1;
+	struct sched_param rt = { .sched_priority = 0 };
+	int go[2], r, cg_fd = -1, policy;
 	ssize_t n;
 	pid_t pid = -1;
 	char c;
@@ -382,7 +385,7 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	close_others(go[0], report_fd);
-	if (leave_rt())
+	if (leave_rt(&policy, &rt))
 		_exit(4);
 	do
 		n = read(go[0], &c, 1);
@@ -393,6 +396,16 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	memset(&rep, 0, sizeof(rep));
 	rep.id = id;
 	r = faas_body_run(kind, duration_us, cfg, &rep);
+	/*
+	 * Its work is done: report and exit back in the real-time class. Both
+	 * take locks the control plane's next fork or read waits for (the
+	 * report pipe's mutex; the anon_vma roots, forked from the control
+	 * plane, and the libraries' i_mmap locks, when its memory goes), and
+	 * an overloaded system can keep a normal task holding one off the CPU
+	 * for seconds. Best effort: only a delay if it fails.
+	 */
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		sched_setscheduler(0, policy, &rt);
 	do
 		n = write(report_fd, &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);

@@ -34,7 +34,9 @@
  * so that it is never queued behind the invocations it releases, whatever
  * the scheduler. Its bodies do not stay there: a child forked SCHED_FIFO
  * or SCHED_RR switches to SCHED_OTHER just before it blocks on go (exit
- * status 4 if it cannot), so it waits for go, and works, as a normal task.
+ * status 4 if it cannot), so it waits for go, and works, as a normal task;
+ * it goes back for its report and exit, which hold locks the control
+ * plane's forks wait for.
  */
 #ifndef FAAS_FUNCS_H
 #define FAAS_FUNCS_H

@@ -821,7 +821,8 @@ static void test_body_spawn_into_cgroup(void **state)
 
 /*
  * Spawned from a SCHED_FIFO process (chrt -f faas-replay), a body is back
- * in SCHED_OTHER by the time it sleeps on its go pipe, and runs there.
+ * in SCHED_OTHER by the time it sleeps on its go pipe, and runs there;
+ * it is in SCHED_FIFO again once its work is done.
  */
 static void test_body_leaves_rt(void **state)
 {
@@ -849,6 +850,8 @@ static void test_body_leaves_rt(void **state)
 	assert_int_equal(read(rp[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
 	assert_int_equal(rep.id, 5);
 	assert_int_equal(rep.status, 0);
+	/* it reports, and exits, back in its real-time class (a zombie keeps it) */
+	assert_int_equal(sched_getscheduler(pid), SCHED_FIFO);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(rp[0]);
