@@ -259,22 +259,24 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 	return r;
 }
 
-/*
- * In a body: leave the real-time class a replay run with chrt passes on
- * to its children, just before blocking on go: the body then waits for
- * go, and runs, as a normal task of the scheduler under test, while its
- * prewarm (fork to go) never queues behind invocations.
- */
-static int leave_rt(int *policy, struct sched_param *rt)
+static bool is_rt(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+int faas_body_leave_rt(pid_t pid, char *err, size_t errlen)
 {
 	struct sched_param sp = { .sched_priority = 0 };
+	int policy = sched_getscheduler(pid);
 
-	*policy = sched_getscheduler(0);
-	if (*policy != SCHED_FIFO && *policy != SCHED_RR)
-		return 0;
-	if (sched_getparam(0, rt))
-		return -1;
-	return sched_setscheduler(0, SCHED_OTHER, &sp);
+	if (policy < 0)
+		return faas_errf(err, errlen, errno, "body %d: sched_getscheduler: %s", (int)pid,
+				 strerror(errno));
+	if (is_rt(policy) && sched_setscheduler(pid, SCHED_OTHER, &sp))
+		return faas_errf(err, errlen, errno,
+				 "body %d: cannot leave the real-time class: %s", (int)pid,
+				 strerror(errno));
+	return 0;
 }
 
 /* Close fds [@first, @last] (close_range() needs Linux 5.9). */
@@ -385,7 +387,9 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	close_others(go[0], report_fd);
-	if (leave_rt(&policy, &rt))
+	/* to come back after its work (see below); the parent takes it out */
+	policy = sched_getscheduler(0);
+	if (is_rt(policy) && sched_getparam(0, &rt))
 		_exit(4);
 	do
 		n = read(go[0], &c, 1);
@@ -404,7 +408,7 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	 * an overloaded system can keep a normal task holding one off the CPU
 	 * for seconds. Best effort: only a delay if it fails.
 	 */
-	if (policy == SCHED_FIFO || policy == SCHED_RR)
+	if (is_rt(policy))
 		sched_setscheduler(0, policy, &rt);
 	do
 		n = write(report_fd, &rep, sizeof(rep));

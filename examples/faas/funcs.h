@@ -33,10 +33,12 @@
  * A control plane can run in the real-time class (chrt -f 1 faas-replay)
  * so that it is never queued behind the invocations it releases, whatever
  * the scheduler. Its bodies do not stay there: a child forked SCHED_FIFO
- * or SCHED_RR switches to SCHED_OTHER just before it blocks on go (exit
- * status 4 if it cannot), so it waits for go, and works, as a normal task;
- * it goes back for its report and exit, which hold locks the control
- * plane's forks wait for.
+ * or SCHED_RR reaches its go pipe in that class, so it is asleep there at
+ * once, not after a wait for a CPU behind the backlog as a normal task;
+ * the parent then takes it out (faas_body_leave_rt(), before go), so it
+ * works as a normal task of the scheduler under test. It goes back for
+ * its report and exit, which hold locks the control plane's forks wait
+ * for (exit status 4: it could not read its own class).
  */
 #ifndef FAAS_FUNCS_H
 #define FAAS_FUNCS_H
@@ -109,12 +111,19 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
  * moved there before Linux 5.7). Returns the child's pid and its go pipe's
  * write end in *@go_fd (write one byte to start it, close it to make it
  * exit without running: exit status 3), or a negative errno with the
- * reason in @err. Call only from a single-threaded process. The child
- * leaves a real-time class (see above).
+ * reason in @err. Call only from a single-threaded process. A child in a
+ * real-time class stays there until faas_body_leave_rt() (see above).
  */
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		      const struct faas_body_cfg *cfg, const char *cgroup, int report_fd,
 		      int *go_fd, char *err, size_t errlen);
+
+/*
+ * faas_body_leave_rt - move the spawned body @pid, waiting for go, from the
+ * real-time class it inherited to SCHED_OTHER (nothing if it is not in
+ * one). Returns 0 or a negative errno with the reason in @err.
+ */
+int faas_body_leave_rt(pid_t pid, char *err, size_t errlen);
 
 /*
  * faas_body_asleep - whether the spawned body @pid is asleep, off the run

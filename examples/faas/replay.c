@@ -163,14 +163,23 @@ static int prepare(struct run *R, uint64_t id)
 	return 0;
 }
 
-/* Tell the sink the domain of invocation @id, then let its body run. */
+/*
+ * Take the body of invocation @id out of the real-time class, tell the sink
+ * its domain, then let it run.
+ */
 static int release(struct run *R, uint64_t id)
 {
 	const struct faas_sink *sink = R->o->sink;
 	struct faas_inv_result *res = &R->r->res[id];
 	struct inv_state *st = &R->st[id];
-	int r = 0;
+	char why[FAAS_ERR_LEN];
+	int r;
 
+	/* a body that died is reported by the write below (EPIPE) */
+	r = faas_body_leave_rt(st->pid, why, sizeof(why));
+	if (r && r != -ESRCH)
+		return fail(R, -r, "invocation %llu: %s", (unsigned long long)id, why);
+	r = 0;
 	if (sink && sink->assign && res->domain >= 0) {
 		r = sink->assign(sink->ctx, res->cgroup_id, res->domain);
 		if (r)
@@ -374,7 +383,7 @@ static int drain_reports(struct run *R)
 static void describe_status(int status, char *buf, size_t len)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
-		snprintf(buf, len, "exit status 4 (it could not leave the real-time class)");
+		snprintf(buf, len, "exit status 4 (it could not read its real-time priority)");
 	else if (WIFEXITED(status))
 		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))

@@ -820,9 +820,10 @@ static void test_body_spawn_into_cgroup(void **state)
 }
 
 /*
- * Spawned from a SCHED_FIFO process (chrt -f faas-replay), a body is back
- * in SCHED_OTHER by the time it sleeps on its go pipe, and runs there;
- * it is in SCHED_FIFO again once its work is done.
+ * Spawned from a SCHED_FIFO process (chrt -f faas-replay), a body sleeps
+ * on its go pipe in SCHED_FIFO (asleep without waiting for a CPU as a
+ * normal task), runs in SCHED_OTHER once the parent took it out, and is
+ * in SCHED_FIFO again once its work is done.
  */
 static void test_body_leaves_rt(void **state)
 {
@@ -844,6 +845,9 @@ static void test_body_leaves_rt(void **state)
 	for (i = 0; i < 5000 && (r = faas_body_asleep(pid, err, sizeof(err))) == 0; i++)
 		usleep(1000);
 	assert_int_equal(r, 1);
+	/* asleep on go in its real-time class; the parent takes it out */
+	assert_int_equal(sched_getscheduler(pid), SCHED_FIFO);
+	assert_int_equal(faas_body_leave_rt(pid, err, sizeof(err)), 0);
 	assert_int_equal(sched_getscheduler(pid), SCHED_OTHER);
 	assert_int_equal(write(go, "g", 1), 1);
 	close(go);
