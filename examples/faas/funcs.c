@@ -334,8 +334,9 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 	struct faas_body_report rep;
 	struct sched_param rt = { .sched_priority = 0 };
 	int go[2], r, cg_fd = -1, policy;
+	bool move = false;
 	ssize_t n;
-	pid_t pid = -1;
+	pid_t pid;
 	char c;
 
 	if (pipe2(go, O_CLOEXEC))
@@ -354,26 +355,24 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		}
 		pid = fork_into(cg_fd);
 		/* before Linux 5.7 (ENOSYS, or EINVAL for the flag): fork, then move */
-		if (pid >= 0 || (errno != ENOSYS && errno != EINVAL))
-			cgroup = NULL;
+		move = pid < 0 && (errno == ENOSYS || errno == EINVAL);
+		r = errno;
+		close(cg_fd); /* the child's copy goes with close_others() */
+		errno = r;
 	}
-	if (cg_fd < 0 || cgroup)
+	if (!cgroup || move)
 		pid = fork();
 	if (pid < 0) {
 		r = errno;
-		if (cg_fd >= 0)
-			close(cg_fd);
 		close(go[0]);
 		close(go[1]);
-		return faas_errf(err, errlen, r, "invocation %llu: fork: %s",
-				 (unsigned long long)id, strerror(r));
+		return faas_errf(err, errlen, r, "invocation %llu: %s: %s", (unsigned long long)id,
+				 cgroup && !move ? "clone3 into its cgroup" : "fork", strerror(r));
 	}
 	if (pid) {
-		if (cg_fd >= 0)
-			close(cg_fd);
 		close(go[0]);
 		*go_fd = go[1];
-		if (cgroup && (r = faas_cgroup_move(cgroup, pid, err, errlen))) {
+		if (move && (r = faas_cgroup_move(cgroup, pid, err, errlen))) {
 			close(go[1]); /* it exits without running */
 			waitpid(pid, NULL, 0);
 			return r;
