@@ -16,12 +16,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <scxpol/common.h>
 
@@ -98,9 +103,33 @@ static void quiet(enum scxpol_log_level l, const char *m, void *c)
 	(void)c;
 }
 
+/*
+ * Make clone3 fail with ENOSYS, as container runtimes' seccomp profiles
+ * do (Docker's among them): bodies then take the fork-and-move path.
+ */
+static void refuse_clone3(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	assert_int_equal(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	assert_int_equal(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog), 0);
+	assert_int_equal(syscall(SYS_clone3, NULL, 0), -1);
+	assert_int_equal(errno, ENOSYS);
+}
+
 static int setup(void **state)
 {
 	(void)state;
+	if (getenv("SCXPOL_TEST_NO_CLONE3"))
+		refuse_clone3();
 	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/scxpol-faas-replay.XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
@@ -116,6 +145,32 @@ static int teardown(void **state)
 	(void)state;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* A test that failed half-way leaves its bodies to no later test. */
+static int kill_children(void **state)
+{
+	char file[64], buf[4096], *p, *end;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	snprintf(file, sizeof(file), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (p = buf; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		kill((pid_t)pid, SIGKILL);
+		waitpid((pid_t)pid, NULL, 0);
+	}
 	return 0;
 }
 
@@ -229,6 +284,7 @@ struct recorder {
 	int n_assign, n_clear;
 	uint64_t cgid[16], cleared[16], when[16];
 	int domain[16], procs[16];
+	long killed; /* kill_assign: the invocation whose body it killed */
 };
 
 /* Processes in the cgroup under the root whose id (inode) is @cgid. */
@@ -420,15 +476,40 @@ static void test_replay_sink_failure(void **state)
 	assert_int_equal(rec.n_clear, 0);
 }
 
-/* A sink that kills invocation 0's body (cgroup.kill) and waits for it to be gone. */
+/*
+ * The directory name (inv-N) of the cgroup under @root whose id is @cgid, or
+ * -1. A release does not follow arrival order: one whose body is not asleep
+ * yet waits while later ones go ahead.
+ */
+static long inv_of(const char *root, uint64_t cgid)
+{
+	char path[2048];
+	struct dirent *e;
+	struct stat st;
+	long n = -1;
+	DIR *d = opendir(root);
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
+		if (!strncmp(e->d_name, "inv-", 4) && !stat(path, &st) && st.st_ino == cgid)
+			n = strtol(e->d_name + 4, NULL, 10);
+	}
+	closedir(d);
+	return n;
+}
+
+/* A sink that kills the first body it is given (cgroup.kill) and waits for it to be gone. */
 static int kill_assign(void *ctx, uint64_t cgid, int domain)
 {
 	struct recorder *r = ctx;
 	char path[2048];
+	long inv = inv_of(r->root, cgid);
 	int i, fd;
 
 	(void)domain;
-	snprintf(path, sizeof(path), "%s/inv-0/cgroup.kill", r->root);
+	assert_true(inv >= 0);
+	snprintf(path, sizeof(path), "%s/inv-%ld/cgroup.kill", r->root, inv);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "1", 1), 1);
@@ -436,6 +517,7 @@ static int kill_assign(void *ctx, uint64_t cgid, int domain)
 	for (i = 0; i < 500 && procs_in(r->root, cgid) > 0; i++)
 		usleep(10000);
 	assert_int_equal(procs_in(r->root, cgid), 0);
+	r->killed = inv;
 	r->n_assign++;
 	return 0;
 }
@@ -452,7 +534,7 @@ static void test_replay_body_killed_before_release(void **state)
 	struct faas_sink sink = { .name = "kill", .ctx = &rec, .assign = kill_assign,
 				  .clear = rec_clear };
 	struct faas_replay *r = (void *)1;
-	char root[1100];
+	char root[1100], want[100];
 	struct stat st;
 
 	(void)state;
@@ -467,7 +549,9 @@ static void test_replay_body_killed_before_release(void **state)
 	assert_int_equal(rec.n_assign, 1);
 	assert_no_children();
 	assert_int_equal(stat(root, &st), -1);
-	assert_string_equal(err, "invocation 0: cannot start its body: Broken pipe");
+	snprintf(want, sizeof(want), "invocation %ld: cannot start its body: Broken pipe",
+		 rec.killed);
+	assert_string_equal(err, want);
 }
 
 static void test_replay_body_failure(void **state)
@@ -866,22 +950,22 @@ static void test_body_leaves_rt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_replay_without_cgroups),
-		cmocka_unit_test(test_replay_cgroups_and_sink),
-		cmocka_unit_test(test_replay_hold),
-		cmocka_unit_test(test_replay_sink_failure),
-		cmocka_unit_test(test_replay_body_killed_before_release),
-		cmocka_unit_test(test_replay_body_failure),
-		cmocka_unit_test(test_replay_stop_and_options),
-		cmocka_unit_test(test_sink_hint_open_fails),
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_csv_cpu_list),
-		cmocka_unit_test(test_cpu_stat),
-		cmocka_unit_test(test_body_direct),
-		cmocka_unit_test(test_body_poll_waits_for_its_event),
-		cmocka_unit_test(test_body_asleep),
-		cmocka_unit_test(test_body_spawn_into_cgroup),
-		cmocka_unit_test(test_body_leaves_rt),
+		cmocka_unit_test_teardown(test_replay_without_cgroups, kill_children),
+		cmocka_unit_test_teardown(test_replay_cgroups_and_sink, kill_children),
+		cmocka_unit_test_teardown(test_replay_hold, kill_children),
+		cmocka_unit_test_teardown(test_replay_sink_failure, kill_children),
+		cmocka_unit_test_teardown(test_replay_body_killed_before_release, kill_children),
+		cmocka_unit_test_teardown(test_replay_body_failure, kill_children),
+		cmocka_unit_test_teardown(test_replay_stop_and_options, kill_children),
+		cmocka_unit_test_teardown(test_sink_hint_open_fails, kill_children),
+		cmocka_unit_test_teardown(test_summary, kill_children),
+		cmocka_unit_test_teardown(test_csv_cpu_list, kill_children),
+		cmocka_unit_test_teardown(test_cpu_stat, kill_children),
+		cmocka_unit_test_teardown(test_body_direct, kill_children),
+		cmocka_unit_test_teardown(test_body_poll_waits_for_its_event, kill_children),
+		cmocka_unit_test_teardown(test_body_asleep, kill_children),
+		cmocka_unit_test_teardown(test_body_spawn_into_cgroup, kill_children),
+		cmocka_unit_test_teardown(test_body_leaves_rt, kill_children),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
