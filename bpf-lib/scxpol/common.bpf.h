@@ -121,6 +121,10 @@ static __always_inline const struct cpumask *scxpol_cast_mask(struct bpf_cpumask
 
 #endif /* !SCXPOL_HOST_TEST */
 
+/* task_struct.flags bits, stable (include/linux/sched.h) */
+#define SCXPOL_PF_EXITING 0x00000004
+#define SCXPOL_PF_KTHREAD 0x00200000
+
 /* Define a sched_ext_ops callback: `void SCXPOL_OPS(my_enqueue, struct task_struct *p, u64 f)`. */
 #define SCXPOL_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 /* The same for callbacks that may sleep (init, init_task, cgroup_init...). */

@@ -47,8 +47,7 @@
 /* A task's cgroup and at most this many levels above it are searched. */
 #define SCXPOL_HINT_CGROUP_DEPTH 16
 
-/* Stable kernel constants (include/linux/sched.h, cgroup-defs.h). */
-#define SCXPOL_PF_EXITING 0x00000004
+/* A stable kernel constant (include/linux/cgroup-defs.h). */
 #define SCXPOL_CSS_ONLINE (1 << 1)
 
 /*

@@ -870,6 +870,13 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
  * other CPUs serve first, it could starve; in the CPU's local DSQ, which
  * the kernel serves before ops.dispatch, it would never yield the CPU to
  * other tasks (a pinned CPU hog would starve them).
+ *
+ * Except a kernel thread bound to one CPU (a kworker, ksoftirqd): it goes
+ * to that CPU's local DSQ, to run when the current task's slice ends
+ * (SCXPOL_STAT_KTHREAD_LOCAL). Such threads do work others wait for, often
+ * under a lock (css_release_work_fn() holds cgroup_mutex, which every
+ * cgroup mkdir, rmdir and fork into a cgroup takes): queued behind a
+ * pool's backlog, a preempted one held up those tasks for seconds.
  */
 static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t,
@@ -885,6 +892,11 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	u64 vtime;
 
 	scxpol_stat_inc(SCXPOL_STAT_ENQUEUE);
+	if (p->nr_cpus_allowed == 1 && (p->flags & SCXPOL_PF_KTHREAD)) {
+		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
+		scxpol_stat_inc(SCXPOL_STAT_KTHREAD_LOCAL);
+		return;
+	}
 	if (p->nr_cpus_allowed == 1) {
 		cpu = (s32)bpf_cpumask_first(p->cpus_ptr);
 		if (!pm || !bpf_cpumask_test_cpu((u32)cpu, pm))

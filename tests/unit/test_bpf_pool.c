@@ -742,6 +742,44 @@ static void test_enqueue_special_cases(void **state)
 	assert_int_equal(fake_nr_errors(), 0);
 }
 
+/*
+ * A kernel thread bound to one CPU goes to that CPU's local DSQ, ahead of
+ * every queue (the one its pool would give it included); unbound, or a
+ * user task bound to the CPU, it is queued like any task.
+ */
+static void test_enqueue_bound_kthread_local(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	const s32 pin[] = { 2 }, two[] = { 2, 3 };
+	struct task_struct *kw = task(0, 2), *kw1 = task(1, 2), *unbound = task(2, 2),
+			   *user = task(3, 2);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	enqueue(task(4, 2), 1, 0);
+	kw->flags = kw1->flags = unbound->flags = SCXPOL_PF_KTHREAD;
+	fake_task_allow(kw, pin, 1);
+	fake_task_allow(kw1, pin, 1);
+	fake_task_allow(unbound, two, 2);
+	fake_task_allow(user, pin, 1);
+	enqueue(kw, SCXPOL_POOL_SHARED, 0);
+	enqueue(kw1, 1, 0);
+	assert_int_equal(fake_local_count(2), 2);
+	assert_ptr_equal(fake_local_at(2, 0), kw);
+	assert_ptr_equal(fake_local_at(2, 1), kw1);
+	assert_int_equal(stat(SCXPOL_STAT_KTHREAD_LOCAL), 2);
+	enqueue(unbound, SCXPOL_POOL_SHARED, 0);
+	enqueue(user, SCXPOL_POOL_SHARED, 0);
+	assert_int_equal(fake_local_count(2), 2);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 1);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_CPU_SHARED(2)), 1);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	assert_int_equal(stat(SCXPOL_STAT_KTHREAD_LOCAL), 2);
+	assert_int_equal(stat(SCXPOL_STAT_ENQUEUE), 5);
+	assert_int_equal(fake_nr_errors(), 0);
+}
+
 static void test_enqueue_demotes_busy_poller(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-3", NULL } };
@@ -1624,6 +1662,7 @@ int main(void)
 		cmocka_unit_test_setup(test_select_respects_affinity, setup_smt8),
 		cmocka_unit_test_setup(test_enqueue_queues_on_pool_and_wakes_it, setup_4),
 		cmocka_unit_test_setup(test_enqueue_special_cases, setup_4),
+		cmocka_unit_test_setup(test_enqueue_bound_kthread_local, setup_4),
 		cmocka_unit_test_setup(test_enqueue_demotes_busy_poller, setup_4),
 		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
 		cmocka_unit_test_setup(test_wakeup_preempts_a_later_task, setup_4),

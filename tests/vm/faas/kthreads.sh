@@ -1,0 +1,45 @@
+# Kernel threads bound to one CPU (kworkers) go to that CPU's local DSQ
+# (kthread_local), not behind a domain's backlog: a kworker holding
+# cgroup_mutex there held up every cgroup mkdir, rmdir and fork into a
+# cgroup. Eight 2 s CPU bursts all go to d0 (capacity 100: IAT hashing
+# scans from d0 and always finds room there), 4 per CPU, while a loop on
+# d0's CPUs creates and removes 100 cgroups (each removal queues work on
+# that CPU's kworker). No user task here is pinned to one CPU, so
+# nothing goes through the per-CPU queues of pinned tasks (dispatch_pinned
+# stays 0: before, the kworkers did), and kthread_local counts the
+# kworkers.
+. "$SCXPOL_SRC/tests/vm/faas/common.inc"
+trace=/tmp/kt-burst.csv
+echo "function,arrival_ms,duration_ms,kind" >$trace
+for i in 0 1 2 3 4 5 6 7; do echo "burst$i,$((i * 10)),2000,cpu" >>$trace; done
+
+start_faas --domains 2
+d0=$(domain_cpus 0)
+local0=$(counter kthread_local)
+pinned0=$(counter dispatch_pinned)
+replay kthreads --trace $trace --domains 2 --capacity 100 &
+replay_pid=$!
+# the bursts have started once their cgroups exist
+for ((i = 0; i < 100; i++)); do
+	[ "$(find /sys/fs/cgroup/faas-kthreads -maxdepth 1 -name 'inv-*' 2>/dev/null | wc -l)" -ge 8 ] &&
+		break
+	sleep 0.05
+done
+start=$(date +%s%N)
+taskset -c "$d0" chrt -f 1 bash -c 'for ((i = 0; i < 100; i++)); do
+	mkdir /sys/fs/cgroup/kt-probe && rmdir /sys/fs/cgroup/kt-probe || exit 1
+done' || fail "the cgroup loop on d0's CPUs $d0 failed"
+loop_ms=$((($(date +%s%N) - start) / 1000000))
+wait $replay_pid || fail "faas-replay failed: $(cat /tmp/kthreads.out)"
+assert_attached faas
+"$SCXPOL_SRC/tests/vm/faas-replay/check-results" /tmp/kthreads.csv /tmp/kthreads.out 8 2 \
+	/sys/fs/cgroup/faas-kthreads || exit 1
+expect_eq "invocations in d0" "$(rows /tmp/kthreads.csv '$4 == 0')" 8
+local=$(($(counter kthread_local) - local0))
+pinned=$(($(counter dispatch_pinned) - pinned0))
+[ "$local" -gt 0 ] || fail "kthread_local did not grow while kworkers ran"
+expect_eq "dispatch_pinned (no user task is pinned)" "$pinned" 0
+note "100 cgroup mkdir+rmdir on d0 ($d0) under 8 bursts in d0: ${loop_ms} ms;" \
+	"kthread_local +$local, dispatch_pinned +$pinned"
+stop_policy INT
+expect_eq "faas exit status" "$POLICY_STATUS" 0
