@@ -106,8 +106,9 @@ static void quiet(enum scxpol_log_level l, const char *m, void *c)
 /*
  * Make clone3 fail with ENOSYS, as container runtimes' seccomp profiles
  * do (Docker's among them): bodies then take the fork-and-move path.
+ * Returns 0, or the errno that kept the filter out (then clone3 may work).
  */
-static void refuse_clone3(void)
+static int refuse_clone3(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
@@ -119,17 +120,15 @@ static void refuse_clone3(void)
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
-	assert_int_equal(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	assert_int_equal(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog), 0);
-	assert_int_equal(syscall(SYS_clone3, NULL, 0), -1);
-	assert_int_equal(errno, ENOSYS);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return errno;
+	return 0;
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	if (getenv("SCXPOL_TEST_NO_CLONE3"))
-		refuse_clone3();
 	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/scxpol-faas-replay.XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
@@ -949,6 +948,16 @@ static void test_body_leaves_rt(void **state)
 
 int main(void)
 {
+	int r;
+
+	if (getenv("SCXPOL_TEST_NO_CLONE3")) {
+		r = refuse_clone3();
+		/* clone3 with no arguments: EINVAL if it exists, ENOSYS if refused */
+		if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS) {
+			printf("1..0 # SKIP cannot refuse clone3 here: seccomp: %s\n", strerror(r));
+			return 0;
+		}
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_replay_without_cgroups, kill_children),
 		cmocka_unit_test_teardown(test_replay_cgroups_and_sink, kill_children),
