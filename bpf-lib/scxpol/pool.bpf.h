@@ -849,6 +849,11 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 	}
 }
 
+/* see scxpol_pool_enqueue() */
+#ifndef SCXPOL_POOL_KTHREAD_SLICES
+#define SCXPOL_POOL_KTHREAD_SLICES 32
+#endif
+
 /*
  * ops.enqueue for a task of @pool (SCXPOL_POOL_SHARED: the shared queue):
  * insert it into the pool's queue at its vtime on the pool's clock
@@ -871,12 +876,16 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
  * the kernel serves before ops.dispatch, it would never yield the CPU to
  * other tasks (a pinned CPU hog would starve them).
  *
- * Except a kernel thread bound to one CPU (a kworker, ksoftirqd): it goes
- * to that CPU's local DSQ, to run when the current task's slice ends
- * (SCXPOL_STAT_KTHREAD_LOCAL). Such threads do work others wait for, often
- * under a lock (css_release_work_fn() holds cgroup_mutex, which every
- * cgroup mkdir, rmdir and fork into a cgroup takes): queued behind a
- * pool's backlog, a preempted one held up those tasks for seconds.
+ * Except a kernel thread bound to one CPU (a kworker, ksoftirqd), in no
+ * pool: it goes to that CPU's local DSQ, to run when the current task's
+ * slice ends (SCXPOL_STAT_KTHREAD_LOCAL). Such threads do work others wait
+ * for, often under a lock (css_release_work_fn() holds cgroup_mutex, which
+ * every cgroup mkdir, rmdir and fork into a cgroup takes): queued behind a
+ * pool's backlog, a preempted one held up those tasks for seconds. One
+ * that has used up SCXPOL_POOL_KTHREAD_SLICES slices in a row without
+ * sleeping is queued like a pinned task: the kernel serves the local DSQ
+ * before ops.dispatch, so busy ones there would keep the CPU from
+ * everything else.
  */
 static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t,
@@ -886,20 +895,17 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	struct bpf_cpumask *m = s ? s->cpus : NULL;
 	const struct cpumask *pm = m ? scxpol_cast_mask(m) : NULL;
 	bool restricted = p->nr_cpus_allowed < (int)scx_bpf_nr_cpu_ids();
+	bool kthread = p->nr_cpus_allowed == 1 && (p->flags & SCXPOL_PF_KTHREAD);
 	struct scxpol_vclock *c;
 	s32 cpu = -1;
 	u32 flags = 0;
 	u64 vtime;
 
 	scxpol_stat_inc(SCXPOL_STAT_ENQUEUE);
-	if (p->nr_cpus_allowed == 1 && (p->flags & SCXPOL_PF_KTHREAD)) {
-		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
-		scxpol_stat_inc(SCXPOL_STAT_KTHREAD_LOCAL);
-		return;
-	}
 	if (p->nr_cpus_allowed == 1) {
 		cpu = (s32)bpf_cpumask_first(p->cpus_ptr);
-		if (!pm || !bpf_cpumask_test_cpu((u32)cpu, pm))
+		/* a bound kernel thread is in no pool, whatever it had before its binding */
+		if (kthread || !pm || !bpf_cpumask_test_cpu((u32)cpu, pm))
 			pool = SCXPOL_POOL_SHARED;
 		pm = NULL;
 	} else if (pm && restricted && !bpf_cpumask_intersects(pm, p->cpus_ptr)) {
@@ -912,6 +918,11 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	if (scxpol_vtime_busy_poll_ctx(t)) {
 		vtime += slice;
 		scxpol_stat_inc(SCXPOL_STAT_BUSY_POLL_DEMOTE);
+	}
+	if (kthread && (!t || t->full_slices < SCXPOL_POOL_KTHREAD_SLICES)) {
+		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
+		scxpol_stat_inc(SCXPOL_STAT_KTHREAD_LOCAL);
+		return;
 	}
 	if (cpu >= 0) {
 		scxpol_dsq_insert_vtime(p, pool >= 0 ? SCXPOL_DSQ_CPU(cpu) : SCXPOL_DSQ_CPU_SHARED(cpu),

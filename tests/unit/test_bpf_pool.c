@@ -744,8 +744,10 @@ static void test_enqueue_special_cases(void **state)
 
 /*
  * A kernel thread bound to one CPU goes to that CPU's local DSQ, ahead of
- * every queue (the one its pool would give it included); unbound, or a
- * user task bound to the CPU, it is queued like any task.
+ * every queue, in no pool (whatever it had before its binding: running it
+ * moves no pool's clock); unbound, or a user task bound to the CPU, it is
+ * queued like any task; and one that used up SCXPOL_POOL_KTHREAD_SLICES
+ * slices in a row without sleeping is queued like a pinned task.
  */
 static void test_enqueue_bound_kthread_local(void **state)
 {
@@ -753,12 +755,18 @@ static void test_enqueue_bound_kthread_local(void **state)
 	const s32 pin[] = { 2 }, two[] = { 2, 3 };
 	struct task_struct *kw = task(0, 2), *kw1 = task(1, 2), *unbound = task(2, 2),
 			   *user = task(3, 2);
+	int i;
 
 	(void)state;
 	publish_ok(plan, 2);
 	busy("0-3");
-	enqueue(task(4, 2), 1, 0);
 	kw->flags = kw1->flags = unbound->flags = SCXPOL_PF_KTHREAD;
+	/* kw1 ran in d1 before it was bound (a new kworker's first run) */
+	enqueue(kw1, 1, 0);
+	assert_int_equal(scxpol_task_ctx(kw1)->pool, 1);
+	dispatch(2);
+	assert_ptr_equal(fake_local_pop(2), kw1);
+	assert_int_equal(stat(SCXPOL_STAT_KTHREAD_LOCAL), 0);
 	fake_task_allow(kw, pin, 1);
 	fake_task_allow(kw1, pin, 1);
 	fake_task_allow(unbound, two, 2);
@@ -768,15 +776,31 @@ static void test_enqueue_bound_kthread_local(void **state)
 	assert_int_equal(fake_local_count(2), 2);
 	assert_ptr_equal(fake_local_at(2, 0), kw);
 	assert_ptr_equal(fake_local_at(2, 1), kw1);
+	assert_int_equal(scxpol_task_ctx(kw1)->pool, SCXPOL_POOL_SHARED);
 	assert_int_equal(stat(SCXPOL_STAT_KTHREAD_LOCAL), 2);
+	kw1->scx.dsq_vtime = 50 * MS;
+	running(kw1);
+	assert_int_equal(scxpol_pool_vclock(1)->now, 0);
 	enqueue(unbound, SCXPOL_POOL_SHARED, 0);
 	enqueue(user, SCXPOL_POOL_SHARED, 0);
 	assert_int_equal(fake_local_count(2), 2);
 	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 1);
 	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_CPU_SHARED(2)), 1);
-	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
 	assert_int_equal(stat(SCXPOL_STAT_KTHREAD_LOCAL), 2);
-	assert_int_equal(stat(SCXPOL_STAT_ENQUEUE), 5);
+	/* kw runs slice after slice without sleeping: after the limit, queued by vtime */
+	assert_ptr_equal(fake_local_pop(2), kw);
+	assert_ptr_equal(fake_local_pop(2), kw1);
+	enqueue(kw, SCXPOL_POOL_SHARED, 0);
+	for (i = 0; i < SCXPOL_POOL_KTHREAD_SLICES; i++) {
+		assert_ptr_equal(fake_local_pop(2), kw);
+		running(kw);
+		fake_advance(SLICE);
+		stopping(kw, true);
+		enqueue(kw, SCXPOL_POOL_SHARED, 0);
+	}
+	assert_int_equal(stat(SCXPOL_STAT_KTHREAD_LOCAL), 2 + SCXPOL_POOL_KTHREAD_SLICES);
+	assert_int_equal(fake_local_count(2), 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_CPU_SHARED(2)), 2);
 	assert_int_equal(fake_nr_errors(), 0);
 }
 

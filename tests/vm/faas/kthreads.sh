@@ -2,12 +2,13 @@
 # (kthread_local), not behind a domain's backlog: a kworker holding
 # cgroup_mutex there held up every cgroup mkdir, rmdir and fork into a
 # cgroup. Eight 2 s CPU bursts all go to d0 (capacity 100: IAT hashing
-# scans from d0 and always finds room there), 4 per CPU, while a loop on
-# d0's CPUs creates and removes 100 cgroups (each removal queues work on
-# that CPU's kworker). No user task here is pinned to one CPU, so
-# nothing goes through the per-CPU queues of pinned tasks (dispatch_pinned
-# stays 0: before, the kworkers did), and kthread_local counts the
-# kworkers.
+# scans from d0 and always finds room there), 4 per CPU, while a SCHED_FIFO
+# loop on d0's CPUs (as the faas control plane) creates and removes 100
+# cgroups (each removal queues work on that CPU's kworker). No user task
+# here is pinned to one CPU, so nothing may go through the per-CPU queues
+# of pinned tasks: dispatch_pinned stays 0 (before, the kworkers went
+# there: 596-932). kthread_local counts the bound kernel threads queued
+# first (any CPU's).
 . "$SCXPOL_SRC/tests/vm/faas/common.inc"
 trace=/tmp/kt-burst.csv
 echo "function,arrival_ms,duration_ms,kind" >$trace
@@ -19,12 +20,15 @@ local0=$(counter kthread_local)
 pinned0=$(counter dispatch_pinned)
 replay kthreads --trace $trace --domains 2 --capacity 100 &
 replay_pid=$!
-# the bursts have started once their cgroups exist
+# the replay prepares each burst's cgroup ahead of its arrival; the
+# arrivals span 70 ms, so half a second after the last cgroup all run
 for ((i = 0; i < 100; i++)); do
-	[ "$(find /sys/fs/cgroup/faas-kthreads -maxdepth 1 -name 'inv-*' 2>/dev/null | wc -l)" -ge 8 ] &&
-		break
-	sleep 0.05
+	n=$(find /sys/fs/cgroup/faas-kthreads -maxdepth 1 -name 'inv-*' 2>/dev/null | wc -l)
+	[ "$n" -ge 8 ] && break
+	sleep 0.1
 done
+[ "$n" -ge 8 ] || fail "the replay prepared $n of 8 cgroups in 10 s: $(cat /tmp/kthreads.out)"
+sleep 0.5
 start=$(date +%s%N)
 taskset -c "$d0" chrt -f 1 bash -c 'for ((i = 0; i < 100; i++)); do
 	mkdir /sys/fs/cgroup/kt-probe && rmdir /sys/fs/cgroup/kt-probe || exit 1
