@@ -2,7 +2,10 @@
 /*
  * Stats counters shared by the BPF side (bpf-lib/scxpol/stats.bpf.h) and
  * userspace (include/scxpol/stats.h). The names are stable: tools and
- * dashboards key on them. New counters are appended, never renumbered.
+ * dashboards key on them. New counters are appended, never renumbered;
+ * the policy's own counters follow the library's, so a new library counter
+ * moves them: a policy's BPF object and the library it runs with must come
+ * from the same version of this header.
  *
  * The per-CPU array map `scxpol_stats` has SCXPOL_STAT_NR library counters
  * followed by SCXPOL_STAT_USER_NR counters a policy may use for its own
