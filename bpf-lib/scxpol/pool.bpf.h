@@ -915,14 +915,14 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		pool = SCXPOL_POOL_SHARED;
 	c = scxpol_pool__assign(v, p, t, pool, slice);
 	vtime = c ? scxpol_vtime_enqueue_ctx(c, p, t, enq_flags, slice) : p->scx.dsq_vtime;
-	if (scxpol_vtime_busy_poll_ctx(t)) {
-		vtime += slice;
-		scxpol_stat_inc(SCXPOL_STAT_BUSY_POLL_DEMOTE);
-	}
 	if (kthread && (!t || t->full_slices < SCXPOL_POOL_KTHREAD_SLICES)) {
 		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
 		scxpol_stat_inc(SCXPOL_STAT_KTHREAD_LOCAL);
 		return;
+	}
+	if (scxpol_vtime_busy_poll_ctx(t)) {
+		vtime += slice;
+		scxpol_stat_inc(SCXPOL_STAT_BUSY_POLL_DEMOTE);
 	}
 	if (cpu >= 0) {
 		scxpol_dsq_insert_vtime(p, pool >= 0 ? SCXPOL_DSQ_CPU(cpu) : SCXPOL_DSQ_CPU_SHARED(cpu),
