@@ -49,6 +49,8 @@ struct scxpol_sched {
 	bool have_exit;
 	unsigned int restarts;
 	volatile sig_atomic_t stop;
+	/* the signal that set stop and its sender, logged by the run loop */
+	volatile sig_atomic_t stop_sig, stop_pid;
 	int wake_fd[2];
 	/* held while the object is freed or marked loaded (other threads read it) */
 	pthread_mutex_t obj_lock;
@@ -733,13 +735,42 @@ int scxpol_sched_prog_stats(struct scxpol_sched *s, struct scxpol_prog_stat *out
 
 static struct scxpol_sched *volatile running;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	struct scxpol_sched *s = running;
 
-	(void)sig;
-	if (s)
-		scxpol_sched_stop(s);
+	(void)uc;
+	if (!s)
+		return;
+	s->stop_pid = si ? si->si_pid : 0;
+	s->stop_sig = sig;
+	scxpol_sched_stop(s);
+}
+
+/* A scheduler stopped by a signal says who sent it: an unexpected detach
+ * is otherwise hard to trace back to the script or service that did it. */
+static void log_stop_signal(const struct scxpol_sched *s)
+{
+	const char *sig = s->stop_sig == SIGINT ? "SIGINT" : "SIGTERM";
+	char path[64], comm[32] = "";
+	int pid = s->stop_pid;
+	FILE *f;
+
+	if (pid <= 0) {
+		/* a terminal's ^C, or the kernel */
+		scxpol_log(SCXPOL_LOG_INFO, "%s: stopping on %s (no sending process)", s->name, sig);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	scxpol_log(SCXPOL_LOG_INFO, "%s: stopping on %s from pid %d (%s)", s->name, sig, pid,
+		   comm[0] ? comm : "exited since");
 }
 
 void scxpol_sched_stop(struct scxpol_sched *s)
@@ -799,7 +830,8 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 
 int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+	struct sigaction old_int, old_term;
 	sigset_t stop_sigs, old_mask;
 	unsigned int max_restarts;
 	int r = 0;
@@ -811,6 +843,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	if (pipe2(s->wake_fd, O_CLOEXEC | O_NONBLOCK))
 		return scxpol_err(errno, "pipe: %s", strerror(errno));
 	s->stop = 0;
+	s->stop_sig = 0;
 	running = s;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
@@ -828,6 +861,8 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		if (r)
 			break;
 		r = wait_attached(s, ro);
+		if (s->stop_sig)
+			log_stop_signal(s);
 		scxpol_sched_detach(s);
 		if (r)
 			break;
