@@ -155,6 +155,12 @@ SCXPOL_HIDDEN int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t l
 SCXPOL_HIDDEN int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools);
 
 /*
+ * The object's scxpol_stats map, if it has one, has this library's layout
+ * (<scxpol/abi/stats.h>); else -EPROTO, with a message naming both.
+ */
+SCXPOL_HIDDEN int scxpol_stats_check_object(struct bpf_object *obj, const char *policy);
+
+/*
  * Stats server internals (lib/stats.c), exposed for tests. parse_request:
  * the "req" of one request line into @req, or a negative errno with the
  * reason in @err. respond: the response line (malloc'd, no newline) to a

@@ -311,7 +311,7 @@ static int open_object(struct scxpol_sched *s)
 		if (r)
 			return r < 0 ? r : -EINVAL;
 	}
-	return 0;
+	return scxpol_stats_check_object(s->obj, s->name);
 }
 
 static void close_object(struct scxpol_sched *s)

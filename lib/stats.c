@@ -33,6 +33,7 @@
 #define MAX_RESPONSE (1U << 20)
 
 static const char *const lib_names[SCXPOL_STAT_NR] = { SCXPOL_STAT_NAMES };
+_Static_assert(SCXPOL_STAT_NR <= SCXPOL_STAT_LIB_SLOTS, "library counters fit their slots");
 
 static uint64_t mono_ns(void)
 {
@@ -90,6 +91,24 @@ dup:
 	snprintf(err, len, "stats user counter %u: name '%s' is taken by another counter", i,
 		 names[i]);
 	return -EINVAL;
+}
+
+int scxpol_stats_check_object(struct bpf_object *obj, const char *policy)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, STATS_MAP);
+	__u32 n;
+
+	if (!map)
+		return 0;
+	n = bpf_map__max_entries(map);
+	if (n != SCXPOL_STAT_TOTAL || bpf_map__value_size(map) != sizeof(__u64))
+		return scxpol_err(EPROTO, "%s: its '" STATS_MAP "' map has %u slots of %u bytes, "
+				  "this libscxpol's have %u of 8 (%u library, then %u policy "
+				  "counters): the BPF object was built against another version of "
+				  "<scxpol/abi/stats.h>; rebuild it against this library's", policy,
+				  n, bpf_map__value_size(map), SCXPOL_STAT_TOTAL,
+				  SCXPOL_STAT_LIB_SLOTS, SCXPOL_STAT_USER_NR);
+	return 0;
 }
 
 /* Whether the policy in @obj has set its pools up (scxpol_pool_setup()). */
@@ -168,8 +187,9 @@ static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
 
 		if (key < SCXPOL_STAT_NR)
 			name = lib_names[key];
-		else if (key - SCXPOL_STAT_NR < nr_user && names[key - SCXPOL_STAT_NR])
-			name = names[key - SCXPOL_STAT_NR];
+		else if (key >= SCXPOL_STAT_USER_BASE && key - SCXPOL_STAT_USER_BASE < nr_user &&
+			 names[key - SCXPOL_STAT_USER_BASE])
+			name = names[key - SCXPOL_STAT_USER_BASE];
 		else
 			continue;
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), vals, (size_t)ncpu * sizeof(*vals),

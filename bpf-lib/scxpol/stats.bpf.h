@@ -5,8 +5,9 @@
  * (scxpol_stats_read() in include/scxpol/stats.h).
  *
  * Slots 0 .. SCXPOL_STAT_NR-1 are the library's counters (enum scxpol_stat,
- * names in SCXPOL_STAT_NAMES); the SCXPOL_STAT_USER_NR slots after them are
- * the policy's own, bumped with scxpol_stat_user_inc()/_add() and named from
+ * names in SCXPOL_STAT_NAMES), up to SCXPOL_STAT_LIB_SLOTS reserved for
+ * them; the SCXPOL_STAT_USER_NR slots from SCXPOL_STAT_USER_BASE on are the
+ * policy's own, bumped with scxpol_stat_user_inc()/_add() and named from
  * userspace (scxpol_stats_opts.user_names).
  */
 #ifndef SCXPOL_STATS_BPF_H
@@ -47,7 +48,7 @@ static __always_inline void scxpol_stat_user_add(u32 user, u64 n)
 {
 	if (user >= SCXPOL_STAT_USER_NR)
 		return;
-	scxpol_stat_add((enum scxpol_stat)(SCXPOL_STAT_NR + user), n);
+	scxpol_stat_add((enum scxpol_stat)(SCXPOL_STAT_USER_BASE + user), n);
 }
 
 /* Count one event of the policy's own counter @user. */

@@ -5,8 +5,8 @@
  * calls tools such as scxpol-stat use.
  *
  * Counter names are stable (SCXPOL_STAT_NAMES in <scxpol/abi/stats.h>);
- * a policy names its own counters (the SCXPOL_STAT_USER_NR slots after the
- * library's) with scxpol_stats_opts.user_names.
+ * a policy names its own counters (the SCXPOL_STAT_USER_NR slots from
+ * SCXPOL_STAT_USER_BASE on) with scxpol_stats_opts.user_names.
  *
  * The stats server is a thread of the policy process serving a Unix
  * socket, /run/scxpol/<policy>.sock by default. Protocol: one JSON request
@@ -61,6 +61,7 @@ struct scxpol_stats {
 	unsigned int restarts;  /* restarts of the policy (scxpol_sched_restarts) */
 	uint64_t time_ns;       /* CLOCK_MONOTONIC when read */
 	unsigned int nr;        /* counters in v[]: the library's, then the named user ones */
+	/* room for every slot: a snapshot of a newer library's server fits */
 	struct scxpol_stat_value v[SCXPOL_STAT_TOTAL];
 	unsigned int nr_pools;
 	struct scxpol_stats_pool pools[SCXPOL_STATS_MAX_POOLS];
@@ -79,7 +80,7 @@ struct scxpol_stats_opts {
 	size_t sz;
 	/*
 	 * Names of the policy's counters: user_names[i] names counter
-	 * SCXPOL_STAT_NR + i (scxpol_stat_user_inc(i) on the BPF side), for
+	 * SCXPOL_STAT_USER_BASE + i (scxpol_stat_user_inc(i) on the BPF side), for
 	 * i < nr_user <= SCXPOL_STAT_USER_NR. NULL entries are not reported.
 	 * Names are 1..31 characters of [a-z0-9_], unlike any other counter.
 	 */

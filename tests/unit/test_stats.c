@@ -19,12 +19,15 @@
 
 #include <cmocka.h>
 
+#include <scxpol/abi/pool.h>
 #include <scxpol/skel.h>
 #include <scxpol/stats.h>
 
 #include "internal.h"
+#include "hintpol.bpf.skel.h"
 #include "minimal.bpf.skel.h"
 
+SCXPOL_SKEL_DEFINE(hintpol_bpf);
 SCXPOL_SKEL_DEFINE(minimal_bpf);
 
 static const char *const lib_names[] = { SCXPOL_STAT_NAMES };
@@ -220,9 +223,14 @@ static void test_json_every_counter_name(void **state)
 		snprintf(st.v[i].name, SCXPOL_STAT_NAME_LEN, "%s", lib_names[i]);
 		st.v[i].value = 1000 + i;
 	}
+	/* a newer library's counters in the reserved slots: its snapshots fit too */
+	for (; i < SCXPOL_STAT_LIB_SLOTS; i++) {
+		snprintf(st.v[i].name, SCXPOL_STAT_NAME_LEN, "newer_%u", i);
+		st.v[i].value = i;
+	}
 	for (i = 0; i < SCXPOL_STAT_USER_NR; i++) {
-		snprintf(st.v[SCXPOL_STAT_NR + i].name, SCXPOL_STAT_NAME_LEN, "user_%u", i);
-		st.v[SCXPOL_STAT_NR + i].value = i;
+		snprintf(st.v[SCXPOL_STAT_USER_BASE + i].name, SCXPOL_STAT_NAME_LEN, "user_%u", i);
+		st.v[SCXPOL_STAT_USER_BASE + i].value = i;
 	}
 	st.nr = SCXPOL_STAT_TOTAL;
 	assert_true(scxpol_stats_json(&st, buf, sizeof(buf)) > 0);
@@ -455,6 +463,38 @@ static void test_read_checks(void **state)
 	scxpol_sched_close(s);
 }
 
+/* What a policy built against headers with another stats layout looks like. */
+static int resize_stats_map(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	(void)skel;
+	return bpf_map__set_max_entries(bpf_object__find_map_by_name(scxpol_sched_object(s),
+								     "scxpol_stats"),
+					*(unsigned int *)ctx);
+}
+
+static void test_object_layout_checked(void **state)
+{
+	unsigned int old_total = SCXPOL_STAT_NR + SCXPOL_STAT_USER_NR, total = SCXPOL_STAT_TOTAL;
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(hintpol_bpf), .sysfs_root = dir,
+		    .configure = resize_stats_map, .ctx = &total);
+	struct scxpol_sched *s;
+	char want[512];
+
+	(void)state;
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	scxpol_sched_close(s);
+	/* the layout before the library's slots were reserved */
+	o.ctx = &old_total;
+	assert_null(scxpol_sched_open(&o));
+	assert_int_equal(errno, EPROTO);
+	snprintf(want, sizeof(want), "hintpol: its 'scxpol_stats' map has %u slots of 8 bytes, "
+		 "this libscxpol's have 64 of 8 (48 library, then 16 policy counters): the BPF "
+		 "object was built against another version of <scxpol/abi/stats.h>; rebuild it "
+		 "against this library's", old_total);
+	assert_string_equal(scxpol_last_error(), want);
+}
+
 /* --- the server over a socket -------------------------------------------------- */
 
 static int raw_connect(const char *path)
@@ -642,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_json_every_counter_name),
 		cmocka_unit_test(test_json_file),
 		cmocka_unit_test(test_parse_roundtrip_and_errors),
+		cmocka_unit_test(test_object_layout_checked),
 		cmocka_unit_test(test_request_parsing),
 		cmocka_unit_test(test_respond),
 		cmocka_unit_test(test_read_checks),

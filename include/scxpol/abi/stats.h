@@ -2,14 +2,16 @@
 /*
  * Stats counters shared by the BPF side (bpf-lib/scxpol/stats.bpf.h) and
  * userspace (include/scxpol/stats.h). The names are stable: tools and
- * dashboards key on them. New counters are appended, never renumbered;
- * the policy's own counters follow the library's, so a new library counter
- * moves them: a policy's BPF object and the library it runs with must come
- * from the same version of this header.
+ * dashboards key on them. New counters are appended, never renumbered.
  *
- * The per-CPU array map `scxpol_stats` has SCXPOL_STAT_NR library counters
- * followed by SCXPOL_STAT_USER_NR counters a policy may use for its own
- * purposes (named from userspace, see scxpol_stats_opts.user_names).
+ * The per-CPU array map `scxpol_stats` has SCXPOL_STAT_LIB_SLOTS slots for
+ * the library's counters (SCXPOL_STAT_NR of them in use) followed by
+ * SCXPOL_STAT_USER_NR counters a policy may use for its own purposes (named
+ * from userspace, see scxpol_stats_opts.user_names). The reserved slots
+ * keep the policy's counters at SCXPOL_STAT_USER_BASE whatever counters the
+ * library adds: a policy's BPF object and the library it runs with may come
+ * from different versions of this header as long as the map's size is the
+ * same (the library refuses, naming both sizes, an object whose is not).
  */
 #ifndef SCXPOL_ABI_STATS_H
 #define SCXPOL_ABI_STATS_H
@@ -36,8 +38,10 @@ enum scxpol_stat {
 	SCXPOL_STAT_NR,
 };
 
+#define SCXPOL_STAT_LIB_SLOTS 48
+#define SCXPOL_STAT_USER_BASE SCXPOL_STAT_LIB_SLOTS
 #define SCXPOL_STAT_USER_NR 16
-#define SCXPOL_STAT_TOTAL (SCXPOL_STAT_NR + SCXPOL_STAT_USER_NR)
+#define SCXPOL_STAT_TOTAL (SCXPOL_STAT_LIB_SLOTS + SCXPOL_STAT_USER_NR)
 
 /* Stable names, index = enum scxpol_stat. */
 #define SCXPOL_STAT_NAMES                                                     \
