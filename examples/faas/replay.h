@@ -90,12 +90,14 @@ void faas_sink_hint_close(struct faas_sink *s);
 
 /* What happens to an invocation no domain has capacity for (iat.h). */
 enum faas_overflow {
-	/* it runs at once, on the shared queue (the paper) */
+	/* it runs at once, on the shared queue */
 	FAAS_OVERFLOW_SHARED,
 	/*
 	 * the control plane holds it, released in arrival order as domains
 	 * free capacity: under overload invocations run about first come,
-	 * first served, at the domains' capacity, instead of all at once
+	 * first served, at the domains' capacity, instead of all at once (the
+	 * paper's control plane, whose requests wait in a FIFO queue until a
+	 * monitor thread gives them CPUs)
 	 */
 	FAAS_OVERFLOW_HOLD,
 };
