@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,9 @@ struct scxpol_sched {
 	bool have_exit;
 	unsigned int restarts;
 	volatile sig_atomic_t stop;
-	/* the signal that set stop and its sender, logged by the run loop */
-	volatile sig_atomic_t stop_sig, stop_pid;
+	/* the first signal that set stop and its sender, logged by the run loop
+	 * (lock-free atomics: the handler may run on another thread) */
+	atomic_int stop_sig, stop_pid;
 	int wake_fd[2];
 	/* held while the object is freed or marked loaded (other threads read it) */
 	pthread_mutex_t obj_lock;
@@ -272,7 +274,7 @@ static int fix_pin_perms(struct scxpol_sched *s)
 }
 
 /* Open the skeleton, learn the policy name, run the configure hook. */
-static int open_object(struct scxpol_sched *s)
+static int open_skeleton(struct scxpol_sched *s)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts);
 	const char *name;
@@ -312,6 +314,19 @@ static int open_object(struct scxpol_sched *s)
 			return r < 0 ? r : -EINVAL;
 	}
 	return scxpol_stats_check_object(s->obj, s->name);
+}
+
+static void close_object(struct scxpol_sched *s);
+
+/* open_skeleton(); on failure nothing stays open, so that a later load
+ * opens (and checks) the object again instead of loading a refused one. */
+static int open_object(struct scxpol_sched *s)
+{
+	int r = open_skeleton(s);
+
+	if (r)
+		close_object(s);
+	return r;
 }
 
 static void close_object(struct scxpol_sched *s)
@@ -739,21 +754,30 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	struct scxpol_sched *s = running;
 
+	int pid = 0;
+
 	(void)uc;
 	if (!s)
 		return;
-	s->stop_pid = si ? si->si_pid : 0;
-	s->stop_sig = sig;
+	/* si_pid names a sender only for kill(), sigqueue() and tgkill() */
+	if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
+		pid = si->si_pid;
+	/* the first signal stopped the run: a later ^C does not rename its sender */
+	if (!atomic_load_explicit(&s->stop_sig, memory_order_acquire)) {
+		atomic_store_explicit(&s->stop_pid, pid, memory_order_relaxed);
+		atomic_store_explicit(&s->stop_sig, sig, memory_order_release);
+	}
 	scxpol_sched_stop(s);
 }
 
 /* A scheduler stopped by a signal says who sent it: an unexpected detach
  * is otherwise hard to trace back to the script or service that did it. */
-static void log_stop_signal(const struct scxpol_sched *s)
+static void log_stop_signal(struct scxpol_sched *s)
 {
-	const char *sig = s->stop_sig == SIGINT ? "SIGINT" : "SIGTERM";
+	int signo = atomic_load_explicit(&s->stop_sig, memory_order_acquire);
+	int pid = atomic_load_explicit(&s->stop_pid, memory_order_relaxed);
+	const char *sig = signo == SIGINT ? "SIGINT" : "SIGTERM";
 	char path[64], comm[32] = "";
-	int pid = s->stop_pid;
 	FILE *f;
 
 	if (pid <= 0) {
@@ -834,6 +858,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	struct sigaction old_int, old_term;
 	sigset_t stop_sigs, old_mask;
 	unsigned int max_restarts;
+	bool logged = false;
 	int r = 0;
 
 	scxpol_err_clear();
@@ -843,9 +868,13 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	if (pipe2(s->wake_fd, O_CLOEXEC | O_NONBLOCK))
 		return scxpol_err(errno, "pipe: %s", strerror(errno));
 	s->stop = 0;
-	s->stop_sig = 0;
+	atomic_store(&s->stop_sig, 0);
+	atomic_store(&s->stop_pid, 0);
 	running = s;
+	/* neither interrupts the other's handler halfway */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	/* a caller may hold them from its attach on: one sent since is taken now */
@@ -861,8 +890,10 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		if (r)
 			break;
 		r = wait_attached(s, ro);
-		if (s->stop_sig)
+		if (!logged && atomic_load(&s->stop_sig)) {
 			log_stop_signal(s);
+			logged = true;
+		}
 		scxpol_sched_detach(s);
 		if (r)
 			break;
@@ -884,7 +915,8 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 				   s->restarts, ei.msg);
 			close_object(s);
 			r = open_object(s);
-			if (r)
+			/* a stop during the open: no attach just to detach */
+			if (r || s->stop)
 				break;
 			continue;
 		}
@@ -894,6 +926,9 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		break;
 	}
 
+	/* a signal during the detach or a restart ended the run too */
+	if (!logged && atomic_load(&s->stop_sig))
+		log_stop_signal(s);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

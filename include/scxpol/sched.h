@@ -154,8 +154,8 @@ struct scxpol_run_opts {
  * call: a caller that attaches first and does something before this call
  * (prints that it attached) can block them from before its attach, and one
  * sent in between stops the run at once instead of killing the process.
- * The signal and its sender's pid and name are logged (info) before the
- * detach.
+ * The first such signal is logged at info level with its sender's pid and
+ * name (for a kill(), sigqueue() or tgkill(); a terminal's ^C has none).
  */
 SCXPOL_API int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *opts);
 

@@ -463,36 +463,46 @@ static void test_read_checks(void **state)
 	scxpol_sched_close(s);
 }
 
+struct stats_layout {
+	unsigned int slots, value_size;
+};
+
 /* What a policy built against headers with another stats layout looks like. */
 static int resize_stats_map(struct scxpol_sched *s, void *skel, void *ctx)
 {
+	struct bpf_map *map = bpf_object__find_map_by_name(scxpol_sched_object(s), "scxpol_stats");
+	const struct stats_layout *l = ctx;
+
 	(void)skel;
-	return bpf_map__set_max_entries(bpf_object__find_map_by_name(scxpol_sched_object(s),
-								     "scxpol_stats"),
-					*(unsigned int *)ctx);
+	return bpf_map__set_max_entries(map, l->slots) ?: bpf_map__set_value_size(map, l->value_size);
 }
 
 static void test_object_layout_checked(void **state)
 {
-	unsigned int old_total = SCXPOL_STAT_NR + SCXPOL_STAT_USER_NR, total = SCXPOL_STAT_TOTAL;
+	/* the right one; the layout before the library's slots were reserved; 4-byte values */
+	struct stats_layout good = { SCXPOL_STAT_TOTAL, 8 },
+			    bad[] = { { SCXPOL_STAT_NR + SCXPOL_STAT_USER_NR, 8 },
+				      { SCXPOL_STAT_TOTAL, 4 } };
 	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(hintpol_bpf), .sysfs_root = dir,
-		    .configure = resize_stats_map, .ctx = &total);
+		    .configure = resize_stats_map, .ctx = &good);
 	struct scxpol_sched *s;
 	char want[512];
+	unsigned int i;
 
 	(void)state;
 	s = scxpol_sched_open(&o);
 	assert_non_null(s);
 	scxpol_sched_close(s);
-	/* the layout before the library's slots were reserved */
-	o.ctx = &old_total;
-	assert_null(scxpol_sched_open(&o));
-	assert_int_equal(errno, EPROTO);
-	snprintf(want, sizeof(want), "hintpol: its 'scxpol_stats' map has %u slots of 8 bytes, "
-		 "this libscxpol's have 64 of 8 (48 library, then 16 policy counters): the BPF "
-		 "object was built against another version of <scxpol/abi/stats.h>; rebuild it "
-		 "against this library's", old_total);
-	assert_string_equal(scxpol_last_error(), want);
+	for (i = 0; i < 2; i++) {
+		o.ctx = &bad[i];
+		assert_null(scxpol_sched_open(&o));
+		assert_int_equal(errno, EPROTO);
+		snprintf(want, sizeof(want), "hintpol: its 'scxpol_stats' map has %u slots of %u "
+			 "bytes, this libscxpol's have 64 of 8 (48 library, then 16 policy counters): "
+			 "the BPF object was built against another version of <scxpol/abi/stats.h>; "
+			 "rebuild it against this library's", bad[i].slots, bad[i].value_size);
+		assert_string_equal(scxpol_last_error(), want);
+	}
 }
 
 /* --- the server over a socket -------------------------------------------------- */
