@@ -778,7 +778,6 @@ static void log_stop_signal(struct scxpol_sched *s)
 	int pid = atomic_load_explicit(&s->stop_pid, memory_order_relaxed);
 	const char *sig = signo == SIGINT ? "SIGINT" : "SIGTERM";
 	char path[64], comm[32] = "";
-	FILE *f;
 
 	if (pid <= 0) {
 		/* a terminal's ^C, or the kernel */
@@ -786,13 +785,8 @@ static void log_stop_signal(struct scxpol_sched *s)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	if (scxpol_read_file(NULL, path, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
 	scxpol_log(SCXPOL_LOG_INFO, "%s: stopping on %s from pid %d (%s)", s->name, sig, pid,
 		   comm[0] ? comm : "exited since");
 }
