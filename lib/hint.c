@@ -431,12 +431,12 @@ int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy, cons
 				  "(or SCXPOL_HINT_POOL_NONE)", what, h->pool, policy,
 				  m->nr_pools - 1);
 	}
-	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class >= m->nr_classes) {
+	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class_id >= m->nr_classes) {
 		if (!m->nr_classes)
 			return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts "
-					  "no classes", what, h->class, policy);
+					  "no classes", what, h->class_id, policy);
 		return scxpol_err(EINVAL, "%s: class %u out of range: policy '%s' accepts classes "
-				  "0..%u", what, h->class, policy, m->nr_classes - 1);
+				  "0..%u", what, h->class_id, policy, m->nr_classes - 1);
 	}
 	if ((h->flags & SCXPOL_HINT_F_IMPORTANCE) && h->importance > m->max_importance)
 		return scxpol_err(EINVAL, "%s: importance %u out of range: policy '%s' accepts "
@@ -469,7 +469,7 @@ static int map_set(struct scxpol_hint_client *c, int m, const void *key, const c
 	if (!(v.flags & SCXPOL_HINT_F_POOL))
 		v.pool = SCXPOL_HINT_POOL_NONE;
 	if (!(v.flags & SCXPOL_HINT_F_CLASS))
-		v.class = 0;
+		v.class_id = 0;
 	if (!(v.flags & SCXPOL_HINT_F_IMPORTANCE))
 		v.importance = 0;
 	if (bpf_map_update_elem(c->fd[m], key, &v, BPF_ANY)) {

@@ -143,10 +143,10 @@ __noinline int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hi
 		}
 	}
 	if (want & SCXPOL_HINT_F_CLASS) {
-		u32 class = READ_ONCE(h->class);
+		u32 class = READ_ONCE(h->class_id);
 
 		if (class < m->nr_classes) {
-			out->class = class;
+			out->class_id = class;
 			out->flags |= SCXPOL_HINT_F_CLASS;
 		} else {
 			scxpol_stat_inc(SCXPOL_STAT_HINT_REJECT);
@@ -231,7 +231,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 	/* its tid too: an exec by a non-leader thread gives it the leader's */
 	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid && t->hint_tid == (u32)p->pid) {
 		out->pool = t->hint_pool;
-		out->class = t->hint_class;
+		out->class_id = t->hint_class;
 		out->importance = t->hint_importance;
 		out->flags = t->hint_flags;
 		slot = t->hint_slot;
@@ -241,7 +241,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 			out->pool = SCXPOL_HINT_POOL_NONE;
 		if (t) {
 			t->hint_pool = out->pool;
-			t->hint_class = out->class;
+			t->hint_class = out->class_id;
 			t->hint_importance = out->importance;
 			t->hint_flags = out->flags;
 			t->hint_slot = slot;

@@ -75,7 +75,7 @@ static __always_inline void ads_place(struct task_struct *p, struct scxpol_task_
 
 	scxpol_hint_lookup_ctx(t, p, &h);
 	if (h.flags & SCXPOL_HINT_F_CLASS) {
-		class = h.class;
+		class = h.class_id;
 		pl->stat = ADS_STAT_CLASS_HINT;
 	} else {
 		switch (scxpol_match_ctx(t, p, &class)) {

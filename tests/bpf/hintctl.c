@@ -69,7 +69,7 @@ static int parse_fields(int argc, char **argv, struct scxpol_hint *h)
 			h->pool = (int)v;
 			h->flags |= SCXPOL_HINT_F_POOL;
 		} else if (!strncmp(argv[i], "class=", 6)) {
-			h->class = (unsigned int)v;
+			h->class_id = (unsigned int)v;
 			h->flags |= SCXPOL_HINT_F_CLASS;
 		} else if (!strncmp(argv[i], "importance=", 11)) {
 			h->importance = (unsigned int)v;
@@ -112,7 +112,7 @@ static int target_op1(const char *op, const char *kind, const char *target, stru
 	if (r)
 		return die(op);
 	if (!strcmp(op, "get"))
-		printf("pool=%d class=%u importance=%u flags=%u\n", h->pool, h->class, h->importance,
+		printf("pool=%d class=%u importance=%u flags=%u\n", h->pool, h->class_id, h->importance,
 		       h->flags);
 	return 0;
 }

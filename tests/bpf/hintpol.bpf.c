@@ -37,12 +37,12 @@ static struct scxpol_vclock vclock;
 /* The CPU @p's class pins it to, or -1. */
 static __always_inline s32 class_cpu(struct task_struct *p, const struct scxpol_hint *h)
 {
-	if (!(h->flags & SCXPOL_HINT_F_CLASS) || h->class >= nr_cpus ||
-	    h->class >= HINTPOL_MAX_CPUS)
+	if (!(h->flags & SCXPOL_HINT_F_CLASS) || h->class_id >= nr_cpus ||
+	    h->class_id >= HINTPOL_MAX_CPUS)
 		return -1;
-	if (!bpf_cpumask_test_cpu(h->class, p->cpus_ptr))
+	if (!bpf_cpumask_test_cpu(h->class_id, p->cpus_ptr))
 		return -1;
-	return (s32)h->class;
+	return (s32)h->class_id;
 }
 
 s32 SCXPOL_OPS(hintpol_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)

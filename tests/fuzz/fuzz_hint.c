@@ -41,7 +41,7 @@ static bool valid(const struct scxpol_hint_meta *m, const struct scxpol_hint *h)
 	if ((h->flags & SCXPOL_HINT_F_POOL) && h->pool != SCXPOL_HINT_POOL_NONE &&
 	    (h->pool < 0 || (int64_t)h->pool >= (int64_t)m->nr_pools))
 		return false;
-	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class >= m->nr_classes)
+	if ((h->flags & SCXPOL_HINT_F_CLASS) && h->class_id >= m->nr_classes)
 		return false;
 	if ((h->flags & SCXPOL_HINT_F_IMPORTANCE) && h->importance > m->max_importance)
 		return false;
@@ -59,7 +59,7 @@ static void check_hint(const uint8_t *data)
 	m.nr_classes = word(data + 4) % (data[4] & 1 ? 8 : UINT32_MAX);
 	m.max_importance = word(data + 8) % (data[8] & 1 ? 8 : UINT32_MAX);
 	h.pool = (int32_t)word(data + 12);
-	h.class = word(data + 16);
+	h.class_id = word(data + 16);
 	h.importance = word(data + 20);
 	h.flags = word(data + 24);
 	if (data[24] & 0x80) /* real callers set known flags */

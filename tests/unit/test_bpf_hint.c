@@ -34,7 +34,7 @@ static void bump(void)
 
 static void put(void *map, u64 key, s32 pool, u32 class, u32 imp, u32 flags)
 {
-	struct scxpol_hint h = { .pool = pool, .class = class, .importance = imp, .flags = flags };
+	struct scxpol_hint h = { .pool = pool, .class_id = class, .importance = imp, .flags = flags };
 	u32 k32 = (u32)key;
 	long r;
 
@@ -86,7 +86,7 @@ static void test_no_hint_is_a_miss(void **state)
 	assert_false(scxpol_hint_lookup(&p, &h));
 	assert_int_equal(h.flags, 0);
 	assert_int_equal(h.pool, SCXPOL_HINT_POOL_NONE);
-	assert_int_equal(h.class, 0);
+	assert_int_equal(h.class_id, 0);
 	assert_int_equal(stat(SCXPOL_STAT_HINT_MISS), 1);
 	assert_int_equal(stat(SCXPOL_STAT_HINT_HIT), 0);
 }
@@ -100,17 +100,17 @@ static void test_precedence_tid_tgid_cgroup(void **state)
 	put(&scxpol_hint_tgid, 99, 0, 1, 0, SCXPOL_HINT_F_CLASS);
 	put(&scxpol_hint_tid, 100, 0, 2, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 2);
+	assert_int_equal(h.class_id, 2);
 
 	assert_int_equal(bpf_map_delete_elem(&scxpol_hint_tid, &(u32){ 100 }), 0);
 	bump();
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 
 	assert_int_equal(bpf_map_delete_elem(&scxpol_hint_tgid, &(u32){ 99 }), 0);
 	bump();
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 0);
+	assert_int_equal(h.class_id, 0);
 	assert_int_equal(h.flags, SCXPOL_HINT_F_CLASS);
 	assert_int_equal(stat(SCXPOL_STAT_HINT_HIT), 3);
 }
@@ -128,7 +128,7 @@ static void test_fields_merge_across_levels(void **state)
 	assert_true(scxpol_hint_lookup(&p, &h));
 	assert_int_equal(h.flags, SCXPOL_HINT_F_ALL);
 	assert_int_equal(h.importance, 5);
-	assert_int_equal(h.class, 2);
+	assert_int_equal(h.class_id, 2);
 	assert_int_equal(h.pool, 1);
 }
 
@@ -139,13 +139,13 @@ static void test_ancestors_nearest_first(void **state)
 	(void)state;
 	put(&scxpol_hint_cgrp, 1, 0, 0, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 0);
+	assert_int_equal(h.class_id, 0);
 	put(&scxpol_hint_cgrp, 10, 0, 1, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 	put(&scxpol_hint_cgrp, 30, 0, 2, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 2);
+	assert_int_equal(h.class_id, 2);
 }
 
 static void test_depth_is_bounded(void **state)
@@ -166,7 +166,7 @@ static void test_depth_is_bounded(void **state)
 	/* the outermost level searched */
 	put(&scxpol_hint_cgrp, 1001, 0, 2, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 2);
+	assert_int_equal(h.class_id, 2);
 }
 
 static void test_out_of_range_fields_are_rejected(void **state)
@@ -181,7 +181,7 @@ static void test_out_of_range_fields_are_rejected(void **state)
 	put(&scxpol_hint_cgrp, 30, -7, 0, 0, SCXPOL_HINT_F_POOL);
 	assert_true(scxpol_hint_lookup(&p, &h));
 	assert_int_equal(h.flags, SCXPOL_HINT_F_CLASS);
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 	assert_int_equal(h.pool, SCXPOL_HINT_POOL_NONE);
 	assert_int_equal(h.importance, 0);
 	assert_int_equal(stat(SCXPOL_STAT_HINT_REJECT), 4);
@@ -206,7 +206,7 @@ static void test_limits_follow_meta(void **state)
 	meta()->nr_classes = 6;
 	bump();
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 5);
+	assert_int_equal(h.class_id, 5);
 }
 
 static void test_cache_follows_gen_and_cgroup(void **state)
@@ -216,17 +216,17 @@ static void test_cache_follows_gen_and_cgroup(void **state)
 	(void)state;
 	put(&scxpol_hint_tid, 100, 0, 1, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 	/* a write without a gen bump is not seen: the cached hint is used */
 	assert_int_equal(bpf_map_update_elem(&scxpol_hint_tid, &(u32){ 100 },
-					     &((struct scxpol_hint){ .class = 2,
+					     &((struct scxpol_hint){ .class_id = 2,
 								     .flags = SCXPOL_HINT_F_CLASS }),
 					     BPF_ANY), 0);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 	bump();
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 2);
+	assert_int_equal(h.class_id, 2);
 
 	/* moving to another cgroup resolves again without a bump */
 	assert_int_equal(bpf_map_delete_elem(&scxpol_hint_tid, &(u32){ 100 }), 0);
@@ -249,10 +249,10 @@ static void test_cache_follows_gen_and_cgroup(void **state)
 	assert_int_equal(h.flags, SCXPOL_HINT_F_IMPORTANCE);
 	put(&scxpol_hint_tid, 100, 0, 2, 0, SCXPOL_HINT_F_CLASS);
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 2);
+	assert_int_equal(h.class_id, 2);
 	p.pid = 99;
 	assert_true(scxpol_hint_lookup(&p, &h));
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 	p.pid = 100;
 
 	/* without a task context nothing is cached and the maps are read each time */
@@ -281,7 +281,7 @@ static void test_slot_importance_overrides(void **state)
 	bump();
 	assert_true(scxpol_hint_lookup(&p, &h));
 	assert_int_equal(h.importance, 6);
-	assert_int_equal(h.class, 1);
+	assert_int_equal(h.class_id, 1);
 
 	/* the thread flips it: seen at once, no gen bump needed */
 	set_slot(5, 100, 0);

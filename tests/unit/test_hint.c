@@ -196,7 +196,7 @@ static void test_open_errors(void **state)
 static int child_open(gid_t group, int want_err, const char *want_msg)
 {
 	struct scxpol_hint_client *c;
-	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
 	int r;
 
 	if (setgroups(group ? 1 : 0, &group) || setgid(65534) || setuid(65534))
@@ -282,7 +282,7 @@ static void test_permissions(void **state)
 static void test_set_get_clear_tid(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
-	struct scxpol_hint h = { .pool = 1, .class = 2, .importance = 9,
+	struct scxpol_hint h = { .pool = 1, .class_id = 2, .importance = 9,
 				 .flags = SCXPOL_HINT_F_CLASS }, out;
 	pid_t tid = gettid();
 	__u64 g = gen(c);
@@ -293,7 +293,7 @@ static void test_set_get_clear_tid(void **state)
 	assert_int_equal(scxpol_hint_get_tid(c, tid, &out), 0);
 	/* the fields without their flag are stored neutral */
 	assert_int_equal(out.flags, SCXPOL_HINT_F_CLASS);
-	assert_int_equal(out.class, 2);
+	assert_int_equal(out.class_id, 2);
 	assert_int_equal(out.pool, SCXPOL_HINT_POOL_NONE);
 	assert_int_equal(out.importance, 0);
 
@@ -342,7 +342,7 @@ static void test_checks(void **state)
 		   "(flags 0); clear the hint to remove it", tid);
 	h.flags = 0x10 | SCXPOL_HINT_F_CLASS;
 	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: unknown hint flags 0x10", tid);
-	h = (struct scxpol_hint){ .class = 3, .flags = SCXPOL_HINT_F_CLASS };
+	h = (struct scxpol_hint){ .class_id = 3, .flags = SCXPOL_HINT_F_CLASS };
 	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: class 3 out of range: policy "
 		   "'t' accepts classes 0..2", tid);
 	h = (struct scxpol_hint){ .pool = 2, .flags = SCXPOL_HINT_F_POOL };
@@ -358,7 +358,7 @@ static void test_checks(void **state)
 	expect_err(scxpol_hint_set_cgroup_id(c, 0, &h), EINVAL, "cgroup id 0: not a cgroup id");
 	expect_err(scxpol_hint_set_tid(c, -5, &h), EINVAL, "tid -5: not a thread id");
 
-	h = (struct scxpol_hint){ .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	h = (struct scxpol_hint){ .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
 	expect_err(scxpol_hint_set_tid(c, 0x3ffffff0, &h), ESRCH, "tid 1073741808: no such thread "
 		   "(ids are those of the initial PID namespace)");
 	expect_err(scxpol_hint_set_tgid(c, 0x3ffffff0, &h), ESRCH, "tgid 1073741808: no such "
@@ -391,7 +391,7 @@ static void test_no_pools(void **state)
 	close(fd);
 	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 0 out of range: "
 		   "policy 't' has no pools (only SCXPOL_HINT_POOL_NONE)", getpid());
-	h = (struct scxpol_hint){ .class = 0, .flags = SCXPOL_HINT_F_CLASS };
+	h = (struct scxpol_hint){ .class_id = 0, .flags = SCXPOL_HINT_F_CLASS };
 	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: class 0 out of range: "
 		   "policy 't' accepts no classes", getpid());
 	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .flags = SCXPOL_HINT_F_POOL };
@@ -421,7 +421,7 @@ static void cgroup2_mount(char *buf, size_t len)
 static void test_cgroup_paths(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
-	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
 	char cg2[512], dir[600], file[700];
 	struct stat st;
 
@@ -434,7 +434,7 @@ static void test_cgroup_paths(void **state)
 	assert_int_equal(stat(dir, &st), 0);
 	assert_int_equal(scxpol_hint_set_cgroup_path(c, dir, &h), 0);
 	assert_int_equal(scxpol_hint_get_cgroup_id(c, st.st_ino, &out), 0);
-	assert_int_equal(out.class, 1);
+	assert_int_equal(out.class_id, 1);
 	assert_int_equal(scxpol_hint_get_cgroup_path(c, dir, &out), 0);
 	assert_int_equal(scxpol_hint_clear_cgroup_id(c, st.st_ino), 0);
 	expect_err(scxpol_hint_clear_cgroup_path(c, dir), ENOENT, "cgroup %s (id %llu): no hint to "
@@ -453,7 +453,7 @@ static void test_cgroup_paths(void **state)
 
 static void test_full_map(void **state)
 {
-	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
 	struct scxpol_hint_client *c;
 	struct waiter w;
 	char dir[256];
@@ -665,7 +665,7 @@ static void *register_and_exit(void *arg)
 static void test_prune(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
-	struct scxpol_hint h = { .class = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
 	struct scxpol_hint_counts n;
 	char cg2[512], live[600], dead[600];
 	unsigned int removed = 99;

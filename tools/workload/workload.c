@@ -354,7 +354,7 @@ static int hint_thread_init(const struct opts *o, enum wl_class cls, unsigned in
 {
 	struct scxpol_hint h = {
 		.pool = SCXPOL_HINT_POOL_NONE,
-		.class = cls == WL_HOG ? WL_HINT_CLASS_BACKGROUND : WL_HINT_CLASS_CRITICAL,
+		.class_id = cls == WL_HOG ? WL_HINT_CLASS_BACKGROUND : WL_HINT_CLASS_CRITICAL,
 		.flags = SCXPOL_HINT_F_CLASS,
 	};
 	pid_t tid = gettid();

@@ -38,13 +38,13 @@
 
 /* struct scxpol_hint.flags */
 #define SCXPOL_HINT_F_POOL (1U << 0)       /* .pool is set */
-#define SCXPOL_HINT_F_CLASS (1U << 1)      /* .class is set */
+#define SCXPOL_HINT_F_CLASS (1U << 1)      /* .class_id is set */
 #define SCXPOL_HINT_F_IMPORTANCE (1U << 2) /* .importance is set */
 #define SCXPOL_HINT_F_ALL (SCXPOL_HINT_F_POOL | SCXPOL_HINT_F_CLASS | SCXPOL_HINT_F_IMPORTANCE)
 
 struct scxpol_hint {
 	__s32 pool;       /* pool/domain index */
-	__u32 class;      /* policy-defined class (e.g. ads: 0 background, 1 critical) */
+	__u32 class_id;   /* policy-defined class (e.g. ads: 0 background, 1 critical) */
 	__u32 importance; /* 0 normal; larger is more important; <= max_importance */
 	__u32 flags;      /* SCXPOL_HINT_F_*: which fields are meaningful */
 };
