@@ -88,11 +88,14 @@ SCXPOL_HIDDEN int scxpol_match_comm_pattern(const char *pattern,
 /*
  * Options structs: callers set ->sz to the size they were built with. A
  * larger struct from a newer caller is accepted only if the bytes this
- * library does not know are zero.
+ * library does not know are zero: all from the end of its last field
+ * (TYPE__last_field, next to the struct), tail padding included, where a
+ * newer caller's next field may sit with ->sz unchanged.
  */
 SCXPOL_HIDDEN bool scxpol_opts_valid(const void *opts, size_t known_sz, const char *type);
 #define OPTS_VALID(opts, type) \
-	(!(opts) || scxpol_opts_valid((opts), sizeof(struct type), #type))
+	(!(opts) || scxpol_opts_valid((opts), offsetofend(struct type, type##__last_field), #type))
+#define offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 #define OPTS_HAS(opts, field) \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, dfl) (OPTS_HAS(opts, field) ? (opts)->field : (dfl))

@@ -170,6 +170,7 @@ struct scxpol_cli {
 	scxpol_cli_option_fn option;
 	void *ctx;	/* the program's, for @option */
 };
+#define scxpol_cli__last_field ctx
 
 /* "Go on": any other return of the functions below is an exit status. */
 #define SCXPOL_CLI_CONTINUE (-1)

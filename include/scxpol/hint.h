@@ -62,7 +62,10 @@ struct scxpol_hint_limits {
 	unsigned int max_cgroups;
 	unsigned int max_tgids;
 	unsigned int max_tids;
+	/* 0: tail padding made a field, so an initialiser zeroes it (opts checks) */
+	unsigned int reserved;
 };
+#define scxpol_hint_limits__last_field max_tids
 
 /*
  * scxpol_hint_setup - from the configure hook: size the hint maps of @s's
@@ -83,6 +86,7 @@ struct scxpol_hint_client_opts {
 	/* Directory of the policy's pinned maps; NULL: /sys/fs/bpf/scxpol/<policy>. */
 	const char *pin_root;
 };
+#define scxpol_hint_client_opts__last_field pin_root
 
 /*
  * scxpol_hint_client_open - open the hint maps policy @policy pinned.

@@ -250,7 +250,10 @@ struct scxpol_pool_autosize_opts {
 	 */
 	unsigned int min_cpus;
 	unsigned int max_cpus;
+	/* 0: tail padding made a field, so an initialiser zeroes it (opts checks) */
+	unsigned int reserved;
 };
+#define scxpol_pool_autosize_opts__last_field max_cpus
 
 /*
  * scxpol_pool_autosize_new - size pool @pool of a copy of @plan, with pool

@@ -63,6 +63,7 @@ struct scxpol_sched_opts {
 	/* Kernel BTF for CO-RE and struct_ops; NULL: the running kernel's. */
 	const char *btf_path;
 };
+#define scxpol_sched_opts__last_field btf_path
 
 /*
  * scxpol_sched_open - open the skeleton and run the configure hook.
@@ -143,6 +144,7 @@ struct scxpol_run_opts {
 	/* Give up after this many restarts (0: no limit). */
 	unsigned int max_restarts;
 };
+#define scxpol_run_opts__last_field max_restarts
 
 /*
  * scxpol_sched_run - load and attach if needed, then wait for SIGINT,

@@ -94,6 +94,7 @@ struct scxpol_stats_opts {
 	scxpol_stats_pools_fn pools;
 	void *pools_ctx;
 };
+#define scxpol_stats_opts__last_field pools_ctx
 
 /*
  * scxpol_stats_read - snapshot @s's counters (each summed over the CPUs)
@@ -143,6 +144,7 @@ struct scxpol_stats_server_opts {
 	/* Drop a client idle or not reading for this long (default 5000 ms). */
 	unsigned int timeout_ms;
 };
+#define scxpol_stats_server_opts__last_field timeout_ms
 
 /*
  * scxpol_stats_server_start - serve @s's stats on a Unix socket from a new

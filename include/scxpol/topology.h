@@ -45,6 +45,7 @@ struct scxpol_topo_opts {
 	/* Directory that holds sys/ (tests use fake trees); NULL or "" is /. */
 	const char *root;
 };
+#define scxpol_topo_opts__last_field root
 
 /*
  * scxpol_topo_load - read the topology. @opts may be NULL. Returns NULL

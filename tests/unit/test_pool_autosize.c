@@ -325,6 +325,19 @@ static void test_errors(void **state)
 		expect_new_fails(p, 0, 1, &o, "autosize: pool \"lc\" has 4 CPUs, outside its "
 				 "bounds 6..15");
 	}
+	{
+		/* a newer caller's field in this struct's tail padding: refused, not ignored */
+		SCXPOL_OPTS(scxpol_pool_autosize_opts, o);
+		char msg[160];
+		size_t end = offsetof(struct scxpol_pool_autosize_opts, max_cpus) +
+			     sizeof(o.max_cpus);
+
+		assert_true(end < sizeof(o));
+		((unsigned char *)&o)[end] = 1;
+		snprintf(msg, sizeof(msg), "scxpol_pool_autosize_opts: caller's struct has non-zero "
+			 "fields this libscxpol (%s) does not know (byte %zu)", scxpol_version(), end);
+		expect_new_fails(p, 0, 1, &o, msg);
+	}
 	a = scxpol_pool_autosize_new(p, 0, 1, NULL);
 	assert_non_null(a);
 	assert_int_equal(scxpol_pool_autosize_update(a, -1), -EINVAL);
