@@ -44,6 +44,12 @@ static const struct option common_opts[] = {
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
 #define COMMON_SHORTOPTS "vh"
 
+/* An option of the program's own declared with optional_argument, given without one. */
+static int no_value(const char *opt)
+{
+	return scxpol_err_quiet(EINVAL, "%s needs a value", opt ? opt : "an option");
+}
+
 /* @arg as decimal digits only: strtoull() would take a sign ("-1" wraps around) and space. */
 static int digits(const char *arg, unsigned long long *v)
 {
@@ -64,6 +70,9 @@ int scxpol_cli_parse_uint(const char *opt, const char *arg, unsigned long long l
 	unsigned long long v;
 	int r;
 
+	if (!arg)
+		return no_value(opt);
+
 	r = digits(arg, &v);
 	if (!r && (v < lo || v > hi))
 		r = -ERANGE;
@@ -80,8 +89,11 @@ int scxpol_cli_parse_double(const char *opt, const char *arg, double lo, double 
 	double v;
 	char *end;
 
+	if (!arg)
+		return no_value(opt);
 	v = strtod(arg, &end);
-	if (end == arg || *end || isspace((unsigned char)arg[0]) || isnan(v))
+	/* decimal only, as the whole numbers: strtod() also reads hex ("0x1p-1") */
+	if (end == arg || *end || isspace((unsigned char)arg[0]) || isnan(v) || strpbrk(arg, "xX"))
 		return scxpol_err_quiet(EINVAL, "%s '%s': want a number in (%g, %g]", opt, arg, lo,
 					hi);
 	/* an overflow is HUGE_VAL, out of any finite range */
@@ -99,6 +111,9 @@ int scxpol_cli_parse_group(const char *opt, const char *arg, int *gid)
 	char *buf = NULL;
 	size_t len = 1024;
 	int r;
+
+	if (!arg)
+		return no_value(opt);
 
 	if (!digits(arg, &v) && v <= 0x7fffffff) {
 		*gid = (int)v;

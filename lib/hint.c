@@ -247,6 +247,7 @@ int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
 
 int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	struct bpf_object *obj = scxpol_sched_object(s);
 	struct bpf_map *maps[M_NR];
 	struct scxpol_hint_limits copy;
@@ -527,6 +528,7 @@ static int cgroup_id(const char *path, __u64 *id, char *what, size_t len)
 int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
 			      const struct scxpol_hint *h)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	char what[64];
 	__u64 key = cgid;
 
@@ -540,6 +542,7 @@ int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
 int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
 				const struct scxpol_hint *h)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	char what[PATH_MAX + 64];
 	__u64 key;
 	int r;
@@ -551,6 +554,7 @@ int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
 
 int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid, struct scxpol_hint *out)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	char what[64];
 	__u64 key = cgid;
 
@@ -562,6 +566,7 @@ int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid, struc
 int scxpol_hint_get_cgroup_path(struct scxpol_hint_client *c, const char *path,
 				struct scxpol_hint *out)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	char what[PATH_MAX + 64];
 	__u64 key;
 	int r;
@@ -573,6 +578,7 @@ int scxpol_hint_get_cgroup_path(struct scxpol_hint_client *c, const char *path,
 
 int scxpol_hint_clear_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	char what[64];
 	__u64 key = cgid;
 
@@ -583,6 +589,7 @@ int scxpol_hint_clear_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid)
 
 int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	char what[PATH_MAX + 64];
 	__u64 key;
 	int r;
@@ -661,36 +668,44 @@ static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
 
 int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid, const struct scxpol_hint *h)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	return task_set(c, M_TGID, tgid, h);
 }
 
 int scxpol_hint_get_tgid(struct scxpol_hint_client *c, pid_t tgid, struct scxpol_hint *out)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	return task_get(c, M_TGID, tgid, out);
 }
 
 int scxpol_hint_clear_tgid(struct scxpol_hint_client *c, pid_t tgid)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	return task_clear(c, M_TGID, tgid);
 }
 
 int scxpol_hint_set_tid(struct scxpol_hint_client *c, pid_t tid, const struct scxpol_hint *h)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	return task_set(c, M_TID, tid, h);
 }
 
 int scxpol_hint_get_tid(struct scxpol_hint_client *c, pid_t tid, struct scxpol_hint *out)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	return task_get(c, M_TID, tid, out);
 }
 
 int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	return task_clear(c, M_TID, tid);
 }
 
 int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out)
 {
+	SCXPOL_NONNULL(c, "hint client");
+	SCXPOL_NONNULL(out, "output");
 	__u32 zero = 0;
 
 	scxpol_err_clear();
@@ -745,6 +760,7 @@ static bool slot_release(struct scxpol_hint_slot *s, __u32 tid)
 
 struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client *c)
 {
+	SCXPOL_NONNULL_PTR(c, "hint client");
 	__u32 tid = (__u32)gettid(), n = c->max_entries[M_SLOTS], i, idx;
 	struct scxpol_hint_thread *t;
 	struct scxpol_hint_slot *s = NULL;
@@ -806,6 +822,8 @@ struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client
 
 void scxpol_hint_thread_set_importance(struct scxpol_hint_thread *t, unsigned int importance)
 {
+	if (!t)
+		return;
 	__atomic_store_n(&t->slot->importance, importance, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&t->slot->seq, 1, __ATOMIC_RELAXED);
 }
@@ -871,6 +889,8 @@ static int map_keys(struct scxpol_hint_client *c, int m, size_t ksz, void **out,
 
 int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *out)
 {
+	SCXPOL_NONNULL(c, "hint client");
+	SCXPOL_NONNULL(out, "output");
 	static const int hashes[] = { M_CGRP, M_TGID, M_TID };
 	unsigned int *cnt[] = { &out->cgroups, &out->tgids, &out->tids };
 	size_t n, i;
@@ -1167,6 +1187,7 @@ static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
 
 int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
 {
+	SCXPOL_NONNULL(c, "hint client");
 	unsigned int n = 0;
 	int r;
 

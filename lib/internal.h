@@ -39,6 +39,22 @@ SCXPOL_HIDDEN int scxpol_err(int err, const char *fmt, ...) SCXPOL_PRINTF(2, 3);
 /* Like scxpol_err() but for functions returning pointers: sets errno, NULL. */
 SCXPOL_HIDDEN void *scxpol_err_ptr(int err, const char *fmt, ...) SCXPOL_PRINTF(2, 3);
 
+/*
+ * A public function's first lines: refuse a NULL handle or required
+ * pointer with -EINVAL ("FUNC: WHAT is NULL") instead of crashing; _PTR
+ * for functions that return a pointer (NULL and errno).
+ */
+#define SCXPOL_NONNULL(arg, what)                                                  \
+	do {                                                                       \
+		if (!(arg))                                                        \
+			return scxpol_err(EINVAL, "%s: %s is NULL", __func__, what); \
+	} while (0)
+#define SCXPOL_NONNULL_PTR(arg, what)                                                  \
+	do {                                                                           \
+		if (!(arg))                                                            \
+			return scxpol_err_ptr(EINVAL, "%s: %s is NULL", __func__, what); \
+	} while (0)
+
 /* Forget the last error (successful calls that want a clean slate). */
 SCXPOL_HIDDEN void scxpol_err_clear(void);
 

@@ -672,10 +672,12 @@ int scxpol_pool_plan_find(const struct scxpol_pool_plan *p, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; p && name && i < p->nr_pools; i++)
+	SCXPOL_NONNULL(p, "plan");
+	SCXPOL_NONNULL(name, "name");
+	for (i = 0; i < p->nr_pools; i++)
 		if (!strcmp(p->pools[i].name, name))
 			return (int)i;
-	return scxpol_err(ENOENT, "no pool \"%.64s\" in the plan", name ? name : "(null)");
+	return scxpol_err(ENOENT, "no pool \"%.64s\" in the plan", name);
 }
 
 int scxpol_pool_plan_cpu_pool(const struct scxpol_pool_plan *p, unsigned int cpu)

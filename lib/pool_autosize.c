@@ -120,6 +120,7 @@ static unsigned int target(const struct scxpol_pool_autosize *a, int dir, double
 
 int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
 {
+	SCXPOL_NONNULL(a, "autosizer");
 	unsigned int n = pool_cpus(a->plan, a->pool), want;
 	double util;
 	int dir, r;
@@ -158,10 +159,10 @@ int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
 
 const struct scxpol_pool_plan *scxpol_pool_autosize_plan(const struct scxpol_pool_autosize *a)
 {
-	return a->plan;
+	return a ? a->plan : NULL;
 }
 
 unsigned int scxpol_pool_autosize_nr_cpus(const struct scxpol_pool_autosize *a)
 {
-	return pool_cpus(a->plan, a->pool);
+	return a ? pool_cpus(a->plan, a->pool) : 0;
 }

@@ -128,6 +128,7 @@ static struct bpf_map *find_map(struct scxpol_sched *s, struct bpf_object *obj, 
 
 int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	struct bpf_object *obj = scxpol_sched_object(s);
 	struct scxpol_pool_conf *conf, c;
 	const char *name = scxpol_sched_name(s);
@@ -461,6 +462,7 @@ static int prog_fd(struct scxpol_sched *s, struct bpf_object *obj, const char *p
 
 int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *plan)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	struct bpf_object *obj = scxpol_sched_object(s);
 	struct scxpol_pool_commit_args args = { 0 };
 	struct scxpol_pool_staged st;
@@ -648,6 +650,7 @@ static int read_published(struct scxpol_sched *s, struct bpf_object *obj,
 int scxpol_pool_read(struct scxpol_sched *s, unsigned long long *gen, struct scxpol_pool_stat *out,
 		     size_t n, unsigned int *shared_queued)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	struct bpf_object *obj = scxpol_sched_object(s);
 	struct scxpol_pool_conf *conf;
 	int r;

@@ -110,6 +110,7 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 int scxpol_sched_state(const char *sysfs_root, char *state, size_t state_len, char *ops,
 		       size_t ops_len)
 {
+	SCXPOL_NONNULL(state, "state buffer");
 	char dir[PATH_MAX];
 	struct stat st;
 	int r;
@@ -400,6 +401,7 @@ static int read_hotplug_seq(struct scxpol_sched *s, unsigned long long *seq)
 
 int scxpol_sched_load(struct scxpol_sched *s)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	char state[64];
 	unsigned long long seq;
 	__u64 *hp;
@@ -525,6 +527,7 @@ static int reset_exit_record(struct scxpol_sched *s)
 
 int scxpol_sched_attach(struct scxpol_sched *s)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	char state[64], ops[128];
 	struct bpf_program *prog;
 	size_t first_link;
@@ -613,13 +616,14 @@ static int read_exit_record(struct scxpol_sched *s)
 
 bool scxpol_sched_exited(struct scxpol_sched *s)
 {
-	return read_exit_record(s) == 0;
+	return s && read_exit_record(s) == 0;
 }
 
 static void print_run_stats(struct scxpol_sched *s, FILE *f);
 
 int scxpol_sched_detach(struct scxpol_sched *s)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	size_t i;
 
 	for (i = 0; i < s->nr_links; i++)
@@ -639,8 +643,11 @@ int scxpol_sched_detach(struct scxpol_sched *s)
 
 int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out)
 {
+	SCXPOL_NONNULL(s, "scheduler");
+	SCXPOL_NONNULL(out, "output");
 	if (read_exit_record(s))
-		return -ENODATA;
+		return scxpol_err_quiet(ENODATA, "%s: no exit record: the scheduler has not exited",
+					s->name);
 	out->kind = s->exit.kind;
 	out->kind_name = scxpol_exit_kind_name(s->exit.kind);
 	out->exit_code = s->exit.exit_code;
@@ -694,31 +701,32 @@ void scxpol_sched_unlock(struct scxpol_sched *s)
 
 void *scxpol_sched_skel(const struct scxpol_sched *s)
 {
-	return s->skel;
+	return s ? s->skel : NULL;
 }
 
 struct bpf_object *scxpol_sched_object(const struct scxpol_sched *s)
 {
-	return s->obj;
+	return s ? s->obj : NULL;
 }
 
 const char *scxpol_sched_name(const struct scxpol_sched *s)
 {
-	return s->name;
+	return s ? s->name : NULL;
 }
 
 const char *scxpol_sched_pin_root(const struct scxpol_sched *s)
 {
-	return s->pin_root;
+	return s ? s->pin_root : NULL;
 }
 
 unsigned int scxpol_sched_restarts(const struct scxpol_sched *s)
 {
-	return s->restarts;
+	return s ? s->restarts : 0;
 }
 
 int scxpol_sched_prog_stats(struct scxpol_sched *s, struct scxpol_prog_stat *out, size_t n)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	struct bpf_program *prog;
 	size_t i = 0;
 
@@ -796,6 +804,8 @@ void scxpol_sched_stop(struct scxpol_sched *s)
 	int saved = errno;
 	char c = 1;
 
+	if (!s)
+		return;
 	s->stop = 1;
 	if (s->wake_fd[1] >= 0 && write(s->wake_fd[1], &c, 1) < 0) {
 		/* the pipe is full: the loop wakes anyway */
@@ -848,6 +858,7 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 
 int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 {
+	SCXPOL_NONNULL(s, "scheduler");
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	struct sigaction old_int, old_term;
 	sigset_t stop_sigs, old_mask;
@@ -935,6 +946,8 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 
 int scxpol_sched_print_prog_stats(struct scxpol_sched *s, FILE *f)
 {
+	SCXPOL_NONNULL(s, "scheduler");
+	SCXPOL_NONNULL(f, "stream");
 	struct scxpol_prog_stat *st;
 	int n, i;
 
@@ -1021,10 +1034,14 @@ static void print_run_stats(struct scxpol_sched *s, FILE *f)
 
 int scxpol_sched_print_exit(struct scxpol_sched *s, FILE *f)
 {
+	SCXPOL_NONNULL(s, "scheduler");
+	SCXPOL_NONNULL(f, "stream");
 	struct scxpol_exit_info ei;
+	int r;
 
-	if (scxpol_sched_exit_info(s, &ei))
-		return -ENODATA;
+	r = scxpol_sched_exit_info(s, &ei);
+	if (r)
+		return r;
 	fprintf(f, "%s: exit %s (%s)%s%s\n", s->name, ei.kind_name, ei.reason,
 		ei.msg[0] ? ": " : "", ei.msg);
 	return 0;

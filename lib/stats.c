@@ -252,6 +252,8 @@ static int stats_read(struct scxpol_sched *s, const struct scxpol_stats_opts *o,
 int scxpol_stats_read(struct scxpol_sched *s, const struct scxpol_stats_opts *opts,
 		      struct scxpol_stats *out)
 {
+	SCXPOL_NONNULL(s, "scheduler");
+	SCXPOL_NONNULL(out, "output");
 	char err[256];
 	int r;
 
@@ -362,7 +364,8 @@ static int jw_end(struct jw *w)
 	if (w->pos >= w->len) {
 		if (w->len)
 			w->buf[0] = '\0';
-		return -ENOSPC;
+		return scxpol_err_quiet(ENOSPC, "stats JSON needs %zu bytes, the buffer has %zu",
+					w->pos + 1, w->len);
 	}
 	w->buf[w->pos] = '\0';
 	return (int)w->pos;
@@ -370,6 +373,8 @@ static int jw_end(struct jw *w)
 
 int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len)
 {
+	SCXPOL_NONNULL(st, "snapshot");
+	SCXPOL_NONNULL(buf, "buffer");
 	struct jw w = { .buf = buf, .len = len };
 
 	jw_snapshot(&w, st);
@@ -378,6 +383,8 @@ int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len)
 
 int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f)
 {
+	SCXPOL_NONNULL(st, "snapshot");
+	SCXPOL_NONNULL(f, "stream");
 	struct jw w = { 0 };
 
 	jw_snapshot(&w, st);
@@ -904,6 +911,8 @@ static int parse_snapshot(const struct jdoc *d, int obj, struct scxpol_stats *ou
 
 int scxpol_stats_parse(const char *json, struct scxpol_stats *out)
 {
+	SCXPOL_NONNULL(json, "JSON text");
+	SCXPOL_NONNULL(out, "output");
 	struct jdoc d;
 	char err[192];
 	int r;
@@ -1440,6 +1449,7 @@ static void server_free(struct scxpol_stats_server *srv)
 struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 						      const struct scxpol_stats_server_opts *opts)
 {
+	SCXPOL_NONNULL_PTR(s, "scheduler");
 	const struct scxpol_stats_opts *so = OPTS_GET(opts, stats, NULL);
 	const char *path = OPTS_GET(opts, path, NULL);
 	struct scxpol_stats_server *srv;
@@ -1524,13 +1534,16 @@ void scxpol_stats_server_stop(struct scxpol_stats_server *srv)
 
 const char *scxpol_stats_server_path(const struct scxpol_stats_server *srv)
 {
-	return srv->path;
+	return srv ? srv->path : NULL;
 }
 
 /* ---- Clients ----------------------------------------------------------------- */
 
 int scxpol_stats_request(const char *path, const char *req, char *resp, size_t len)
 {
+	SCXPOL_NONNULL(path, "socket path");
+	SCXPOL_NONNULL(req, "request");
+	SCXPOL_NONNULL(resp, "response buffer");
 	size_t off = 0, n;
 	int fd, r;
 
@@ -1589,6 +1602,8 @@ int scxpol_stats_request(const char *path, const char *req, char *resp, size_t l
 
 int scxpol_stats_fetch(const char *path, struct scxpol_stats *out)
 {
+	SCXPOL_NONNULL(path, "socket path");
+	SCXPOL_NONNULL(out, "output");
 	char *resp, err[192], msg[256];
 	uint64_t e;
 	struct jdoc d;

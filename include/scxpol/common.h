@@ -6,7 +6,12 @@
  * negative errno on failure; pointer-returning functions return NULL and set
  * errno. Every failure also leaves a human-readable message, naming the
  * offending input, in a thread-local buffer read with scxpol_last_error(),
- * and passes it to the log callback at SCXPOL_LOG_WARN.
+ * and passes it to the log callback at SCXPOL_LOG_WARN, except those a
+ * caller handles as a matter of course (a command-line value it reports
+ * itself, a buffer too small, no exit record yet). A NULL handle or
+ * required pointer is refused with -EINVAL ("FUNC: WHAT is NULL");
+ * accessors of a NULL handle return NULL or 0, and its close or stop does
+ * nothing.
  *
  * Options: every struct scxpol_*_opts starts with `size_t sz`, set to
  * sizeof(the struct) by the caller (use SCXPOL_OPTS()), so that the library

@@ -86,8 +86,8 @@ SCXPOL_API int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned in
  * @first_cpus online CPUs of the topology order (whole cores, filling one
  * LLC, then one node, before the next), @second all other online CPUs.
  * Stores the plan in *@out and returns 0; -EINVAL when @first_cpus is 0 or
- * not less than the number of online CPUs (both pools need a CPU), or for
- * names _add() refuses.
+ * not less than the number of online CPUs (both pools need a CPU), or a
+ * name _add() refuses; -EEXIST when the two names are the same.
  */
 SCXPOL_API int scxpol_pool_plan_split(const struct scxpol_topo *t, const char *first,
 				      const char *second, unsigned int first_cpus, unsigned int flags,
@@ -123,7 +123,7 @@ SCXPOL_API const struct scxpol_cpuset *scxpol_pool_plan_cpus(const struct scxpol
 
 /*
  * scxpol_pool_plan_find - index of the pool called @name, or -ENOENT
- * (`no pool "x" in the plan`).
+ * (`no pool "x" in the plan`); -EINVAL for a NULL plan or name.
  */
 SCXPOL_API int scxpol_pool_plan_find(const struct scxpol_pool_plan *p, const char *name);
 

@@ -55,7 +55,10 @@ struct scxpol_sched_opts {
 	 * __uint(pinning, LIBBPF_PIN_BY_NAME). NULL: /sys/fs/bpf/scxpol/<name>.
 	 */
 	const char *pin_root;
-	/* Mode of pinned map files (default 0600) and their group (-1: keep). */
+	/*
+	 * Mode of pinned map files (default 0600) and their group (0 or -1:
+	 * keep the loader's, which is root's for a loader run by root).
+	 */
 	unsigned int pin_mode;
 	int pin_gid;
 	/* Root of sysfs paths (tests use fake trees); NULL means "". */
