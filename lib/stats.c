@@ -634,7 +634,8 @@ static int jvalue(struct jdoc *d);
 static int jcontainer(struct jdoc *d, int node, bool obj)
 {
 	char close = obj ? '}' : ']';
-	int last = -1;
+	int last = -1, i;
+	size_t at;
 
 	if (++d->depth > JSON_MAX_DEPTH)
 		return jerr(d, "nested too deeply");
@@ -652,9 +653,18 @@ static int jcontainer(struct jdoc *d, int node, bool obj)
 		if (obj) {
 			if (d->pos >= d->len || d->in[d->pos] != '"')
 				return jerr(d, "expected a member name");
+			at = d->pos;
 			key = jstring(d);
 			if (key < 0)
 				return -1;
+			/* a lookup finds the first: a second one would be read as the first */
+			for (i = d->n[node].child; last >= 0 && i >= 0; i = d->n[i].next)
+				if (!strcmp(d->strs + d->n[i].key, d->strs + key)) {
+					snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: "
+						 "member \"%.40s\" given twice", at + 1,
+						 d->strs + key);
+					return -1;
+				}
 			jws(d);
 			if (d->pos >= d->len || d->in[d->pos] != ':')
 				return jerr(d, "expected ':'");
@@ -1339,9 +1349,13 @@ static int sock_connect(const char *path, bool quiet)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
+	struct stat st;
 	char why[256];
 	int fd, e;
 
+	/* "" would name an abstract socket */
+	if (!path[0])
+		return quiet ? -EINVAL : scxpol_err(EINVAL, "the stats socket path is empty");
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return quiet ? -ENAMETOOLONG
 			     : scxpol_err(ENAMETOOLONG, "socket path '%s' is longer than %zu bytes",
@@ -1368,6 +1382,8 @@ static int sock_connect(const char *path, bool quiet)
 		return scxpol_err(e, "cannot connect to %s: %s (%s; ask for group access via the "
 				  "policy's stats socket group)", path, strerror(e), why);
 	case ECONNREFUSED:
+		if (stat(path, &st) || !S_ISSOCK(st.st_mode))
+			return scxpol_err(ENOTSOCK, "cannot connect to %s: it is not a socket", path);
 		return scxpol_err(e, "cannot connect to %s: %s (a stale socket: the policy is not "
 				  "running)", path, strerror(e));
 	default:

@@ -286,6 +286,10 @@ static void test_parse_roundtrip_and_errors(void **state)
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 15: expected "
 			    "a member name (the text ends there)");
+	/* a counter given twice: refused, not read as the first one twice */
+	assert_int_equal(scxpol_stats_parse("{\"counters\":{\"a\":1,\"a\":2}}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 20: member "
+			    "\"a\" given twice");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":1}", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: \"policy\" is a number, not a string");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":-1}", &back), -EINVAL);
@@ -660,6 +664,14 @@ static void test_server_stale_socket_and_mode(void **state)
 	snprintf(want, sizeof(want), "cannot connect to %s: Connection refused (a stale socket: the "
 		 "policy is not running)", path);
 	assert_string_equal(scxpol_last_error(), want);
+	/* what is not a socket is not called a stale one; "" would be an abstract socket */
+	assert_int_equal(scxpol_stats_request(dir, "{\"req\":\"list\"}", resp, sizeof(resp)),
+			 -ENOTSOCK);
+	snprintf(want, sizeof(want), "cannot connect to %s: it is not a socket", dir);
+	assert_string_equal(scxpol_last_error(), want);
+	assert_int_equal(scxpol_stats_request("", "{\"req\":\"list\"}", resp, sizeof(resp)),
+			 -EINVAL);
+	assert_string_equal(scxpol_last_error(), "the stats socket path is empty");
 
 	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path, .mode = 0660, .gid = 4242);
 	srv = scxpol_stats_server_start(s, &vo);
