@@ -106,6 +106,7 @@ struct args {
 	unsigned long long count;
 	double interval;
 	bool json;
+	const char *table_opt;	/* --interval or --count, given */
 };
 
 static int option(struct scxpol_cli *c, int opt, const char *arg)
@@ -128,10 +129,12 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'i':
 		if (scxpol_cli_parse_double("--interval", arg, 0, 3600, &a->interval))
 			return scxpol_cli_usage_error(c);
+		a->table_opt = "--interval";
 		break;
 	case 'n':
 		if (scxpol_cli_parse_uint("--count", arg, 1, LLONG_MAX, &a->count))
 			return scxpol_cli_usage_error(c);
+		a->table_opt = "--count";
 		break;
 	}
 	return SCXPOL_CLI_CONTINUE;
@@ -168,6 +171,11 @@ int main(int argc, char **argv)
 	}
 	if (a.json && a.request) {
 		fprintf(stderr, "scxpol-stat: give --json or --request, not both\n");
+		return 2;
+	}
+	if ((a.json || a.request) && a.table_opt) {
+		fprintf(stderr, "scxpol-stat: %s is for the table, not for %s\n", a.table_opt,
+			a.json ? "--json" : "--request");
 		return 2;
 	}
 	if (a.sock) {

@@ -61,6 +61,7 @@ struct opts {
 	unsigned int hold;
 	unsigned int interval_ms;
 	bool no_resize;
+	const char *sizing_opt;	/* the first of --util-lo/-hi, --hold, --interval-ms given */
 	bool wake_affine;
 	unsigned long long lc_slice_us, bg_slice_us, important_slice_us;
 	/* the plan of the current (re)load and its sizer */
@@ -346,6 +347,7 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'l':
 	case 'u':
 		name = opt == 'l' ? "--util-lo" : "--util-hi";
+		o->sizing_opt = o->sizing_opt ? o->sizing_opt : name;
 		if (scxpol_cli_parse_double(name, arg, 0, 1, opt == 'l' ? &o->util_lo : &o->util_hi)) {
 			fprintf(stderr, "ads: %s '%s': want a utilisation in (0, 1]\n", name, arg);
 			return 2;
@@ -354,10 +356,12 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'H':
 		if (parse_count("--hold", arg, 1, 1000, &o->hold))
 			return scxpol_cli_usage_error(c);
+		o->sizing_opt = o->sizing_opt ? o->sizing_opt : "--hold";
 		break;
 	case 'i':
 		if (parse_count("--interval-ms", arg, 10, 3600000, &o->interval_ms))
 			return scxpol_cli_usage_error(c);
+		o->sizing_opt = o->sizing_opt ? o->sizing_opt : "--interval-ms";
 		break;
 	case 'N':
 		o->no_resize = true;
@@ -413,6 +417,11 @@ int main(int argc, char **argv)
 	r = scxpol_cli_parse(&cli, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
+	if (o.no_resize && o.sizing_opt) {
+		fprintf(stderr, "ads: %s sizes the pools, which --no-resize keeps fixed\n",
+			o.sizing_opt);
+		return 2;
+	}
 	if (o.util_lo >= o.util_hi) {
 		fprintf(stderr, "ads: --util-lo %g --util-hi %g: want util-lo < util-hi\n", o.util_lo,
 			o.util_hi);

@@ -25,6 +25,7 @@ refuse "ads: --lc-cgroup '/tmp': cgroup '/tmp': not on a cgroup2 file system" --
 refuse "ads: --util-lo 0.9 --util-hi 0.8: want util-lo < util-hi" --util-lo 0.9 --util-hi 0.8
 refuse "ads: --util-hi '1.5': want a utilisation in (0, 1]" --util-hi 1.5
 refuse "ads: --interval-ms '5': want a whole number in 10..3600000" --interval-ms 5
+refuse "ads: --hold sizes the pools, which --no-resize keeps fixed" --no-resize --hold 2 --util-lo 0.1
 refuse "ads: --pin-group 'no-such-group': no such group" --pin-group no-such-group
 refuse "ads: unexpected argument 'extra' (see --help)" extra
 expect_eq "sched_ext state" "$(scx_state)" disabled

@@ -5,6 +5,10 @@
 . "$(dirname "$0")/common.inc"
 out=$("$STAT" --policy hintpol 2>&1) && fail "scxpol-stat without a policy succeeded"
 expect_eq "no such policy" "$out" "scxpol-stat: no policy 'hintpol' serves stats ($SOCK does not exist)"
+out=$("$STAT" --socket /etc/hostname 2>&1) && fail "scxpol-stat on a regular file succeeded"
+expect_eq "not a socket" "$out" "scxpol-stat: cannot connect to /etc/hostname: it is not a socket"
+out=$("$STAT" --json --count 2 2>&1) && fail "scxpol-stat --json --count succeeded"
+expect_eq "table option with --json" "$out" "scxpol-stat: --count is for the table, not for --json"
 start_hintpol
 "$PROBE" sleepwake 1 500 >/dev/null
 
