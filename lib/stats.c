@@ -1372,6 +1372,9 @@ static int sock_connect(const char *path, bool quiet)
 	close(fd);
 	if (quiet)
 		return -e;
+	/* a file or directory gives ECONNREFUSED, or EROFS on a read-only mount */
+	if (!stat(path, &st) && !S_ISSOCK(st.st_mode))
+		return scxpol_err(ENOTSOCK, "cannot connect to %s: it is not a socket", path);
 	switch (e) {
 	case ENOENT:
 		return scxpol_err(e, "cannot connect to %s: %s (is the policy running with its "
@@ -1382,8 +1385,6 @@ static int sock_connect(const char *path, bool quiet)
 		return scxpol_err(e, "cannot connect to %s: %s (%s; ask for group access via the "
 				  "policy's stats socket group)", path, strerror(e), why);
 	case ECONNREFUSED:
-		if (stat(path, &st) || !S_ISSOCK(st.st_mode))
-			return scxpol_err(ENOTSOCK, "cannot connect to %s: it is not a socket", path);
 		return scxpol_err(e, "cannot connect to %s: %s (a stale socket: the policy is not "
 				  "running)", path, strerror(e));
 	default:
