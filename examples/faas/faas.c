@@ -175,6 +175,7 @@ int main(int argc, char **argv)
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
 		    .options = longopts, .option = option, .ctx = &o);
 	struct scxpol_sched *s;
+	char reset[32];
 	int r;
 
 	/* attach, exit and restarts are worth an operator's eye */
@@ -184,9 +185,10 @@ int main(int argc, char **argv)
 		return r;
 	if (plan_domains(&o))
 		return 2;
-	printf("faas: stealing %s, busy-poll %s, vtime reset every %u enqueues, slice %llu us\n",
+	snprintf(reset, sizeof(reset), "every %u enqueues", o.reset_every);
+	printf("faas: stealing %s, busy-poll %s, vtime reset %s, slice %llu us\n",
 	       o.flags & SCXPOL_POOL_STEAL ? "on" : "off", o.busy_poll ? "on" : "off",
-	       o.reset_every, o.slice_us);
+	       o.reset_every ? reset : "never", o.slice_us);
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(faas_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o,
