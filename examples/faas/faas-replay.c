@@ -4,7 +4,6 @@
  * assigning each invocation a scheduling domain by IAT consistent hashing,
  * and report latency, worker duration, cost and core reuse.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -85,45 +84,17 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"back to SCHED_OTHER before they wait for their release.\n");
 }
 
-static int opt_minutes(const char *s, struct faas_azure_opts *a)
-{
-	unsigned int first, last;
-	char tail;
-
-	if (sscanf(s, "%u-%u%c", &first, &last, &tail) == 2 ||
-	    (sscanf(s, "%u%c", &first, &tail) == 1 && (last = first))) {
-		if (first >= 1 && first <= last && last <= 1440) {
-			a->first_minute = first;
-			a->last_minute = last;
-			return 0;
-		}
-	}
-	fprintf(stderr, "faas-replay: --minutes '%s': want A or A-B with 1 <= A <= B <= 1440\n", s);
-	return -1;
-}
-
-static int opt_kind_mix(const char *s, struct faas_azure_opts *a)
-{
-	unsigned int v[FAAS_NR_KINDS];
-	char tail;
-
-	if (sscanf(s, "%u,%u,%u,%u%c", &v[0], &v[1], &v[2], &v[3], &tail) == 4 &&
-	    v[0] + v[1] + v[2] + v[3] == 100 && !strchr(s, '-')) {
-		memcpy(a->kind_mix, v, sizeof(v));
-		return 0;
-	}
-	fprintf(stderr, "faas-replay: --kind-mix '%s': want four percentages cpu,io,poll,mt "
-			"summing to 100\n", s);
-	return -1;
-}
-
 struct domains {
 	unsigned int n;
 	unsigned int *capacity;
 	char desc[1024];
 };
 
-/* Domains from the library's pool plan: exclusive CPU sets. */
+/*
+ * Domains from the library's pool plan: exclusive CPU sets. 0, or the exit
+ * status after the message: 2 for a plan or a number of domains the CPUs
+ * do not allow, 1 for anything else.
+ */
 static int make_domains(unsigned int n, const char *plan_text, unsigned long long capacity,
 			bool per_cpu, struct domains *d)
 {
@@ -136,7 +107,7 @@ static int make_domains(unsigned int n, const char *plan_text, unsigned long lon
 	topo = scxpol_topo_load(NULL);
 	if (!topo) {
 		fprintf(stderr, "faas-replay: topology: %s\n", scxpol_last_error());
-		return -1;
+		return 1;
 	}
 	if (plan_text)
 		r = scxpol_pool_plan_parse(topo, plan_text, SCXPOL_POOL_EXCLUSIVE, &plan);
@@ -146,18 +117,18 @@ static int make_domains(unsigned int n, const char *plan_text, unsigned long lon
 		fprintf(stderr, "faas-replay: %s: %s\n", plan_text ? "--plan" : "--domains",
 			scxpol_last_error());
 		scxpol_topo_free(topo);
-		return -1;
+		return 2;
 	}
 	d->n = scxpol_pool_plan_nr_pools(plan);
 	if (!d->n) {
 		fprintf(stderr, "faas-replay: --plan '%s' has no domains\n", plan_text);
-		r = -1;
+		r = 2;
 		goto out;
 	}
 	d->capacity = calloc(d->n, sizeof(*d->capacity));
 	if (!d->capacity) {
 		fprintf(stderr, "faas-replay: out of memory\n");
-		r = -1;
+		r = 1;
 		goto out;
 	}
 	r = scxpol_pool_plan_format(plan, d->desc, sizeof(d->desc));
@@ -193,7 +164,8 @@ struct args {
 	const char *trace_path, *durations, *plan_text, *out_path, *sink_arg, *pin_root;
 	unsigned long long nr_domains, capacity;
 	bool capacity_per_cpu; /* --capacity Nx */
-	bool azure, seed_set, calibrate_only;
+	bool azure, seed_set, calibrate_only, domains_set;
+	char err[FAAS_ERR_LEN]; /* an option's message */
 };
 
 /* The options of the trace (the first part of the usage). */
@@ -216,8 +188,11 @@ static int trace_option(struct scxpol_cli *c, struct args *a, int opt, const cha
 		a->durations = arg;
 		break;
 	case O_MINUTES:
-		if (opt_minutes(arg, &a->az))
+		if (faas_parse_minutes("--minutes", arg, &a->az.first_minute, &a->az.last_minute,
+				       a->err, sizeof(a->err))) {
+			fprintf(stderr, "faas-replay: %s\n", a->err);
 			return 2;
+		}
 		break;
 	case O_MINUTE_MS:
 		if (scxpol_cli_parse_uint("--minute-ms", arg, 1, 3600000, &v))
@@ -237,8 +212,11 @@ static int trace_option(struct scxpol_cli *c, struct args *a, int opt, const cha
 		a->az.skip_missing = true;
 		break;
 	case O_KIND_MIX:
-		if (opt_kind_mix(arg, &a->az))
+		if (faas_parse_kind_mix("--kind-mix", arg, a->az.kind_mix, a->err,
+					sizeof(a->err))) {
+			fprintf(stderr, "faas-replay: %s\n", a->err);
 			return 2;
+		}
 		break;
 	case O_SEED:
 		if (scxpol_cli_parse_uint("--seed", arg, 0, UINT64_MAX, &v))
@@ -262,18 +240,22 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 		if (scxpol_cli_parse_uint("--domains", arg, 1, FAAS_IAT_MAX_DOMAINS,
 					  &a->nr_domains))
 			return scxpol_cli_usage_error(c);
+		a->domains_set = true;
 		break;
 	case O_PLAN:
 		a->plan_text = arg;
 		break;
 	case O_CAPACITY: {
-		char *end;
+		size_t len = strlen(arg);
+		char n[24];
 
-		errno = 0;
-		a->capacity = strtoull(arg, &end, 10);
-		a->capacity_per_cpu = *end == 'x';
-		if (errno || end == arg || !isdigit((unsigned char)*arg) || end[a->capacity_per_cpu] ||
-		    a->capacity < 1 || a->capacity > (a->capacity_per_cpu ? 1000 : 1000000)) {
+		/* N or Nx: N as the library reads whole numbers */
+		a->capacity_per_cpu = len && arg[len - 1] == 'x';
+		len -= a->capacity_per_cpu;
+		snprintf(n, sizeof(n), "%.*s", (int)len, arg);
+		if (len >= sizeof(n) ||
+		    scxpol_cli_parse_uint("--capacity", n, 1, a->capacity_per_cpu ? 1000 : 1000000,
+					  &a->capacity)) {
 			fprintf(stderr, "faas-replay: --capacity '%s': want N in 1..1000000, or Nx "
 					"(N per CPU) with N in 1..1000\n", arg);
 			return 2;
@@ -398,6 +380,7 @@ int main(int argc, char **argv)
 	struct faas_replay *res = NULL;
 	struct faas_trace *trace = NULL;
 	struct domains dom = { 0 };
+	FILE *csv = NULL;
 	struct faas_summary sum;
 	struct rlimit nofile;
 	char err[FAAS_ERR_LEN];
@@ -433,7 +416,7 @@ int main(int argc, char **argv)
 				"--kind-mix and --seed are for --format azure\n");
 		return 2;
 	}
-	if (a.plan_text && a.nr_domains != 1) {
+	if (a.plan_text && a.domains_set) {
 		fprintf(stderr, "faas-replay: give --domains or --plan, not both\n");
 		return 2;
 	}
@@ -448,10 +431,27 @@ int main(int argc, char **argv)
 				"per cgroup\n", a.sink_arg);
 		return 2;
 	}
-
-	if (make_domains((unsigned int)a.nr_domains, a.plan_text, a.capacity, a.capacity_per_cpu,
-			 &dom))
+	if (a.ro.cgroup_root &&
+	    faas_cgroup_root_check("--cgroup-root", a.ro.cgroup_root, err, sizeof(err))) {
+		fprintf(stderr, "faas-replay: %s\n", err);
+		return 2;
+	}
+	r = make_domains((unsigned int)a.nr_domains, a.plan_text, a.capacity, a.capacity_per_cpu,
+			 &dom);
+	if (r) {
+		ret = r;
 		goto out;
+	}
+	/* the last check of the command line: no results of a long replay lost */
+	if (a.out_path) {
+		csv = fopen(a.out_path, "we");
+		if (!csv) {
+			fprintf(stderr, "faas-replay: --out '%s': %s\n", a.out_path,
+				strerror(errno));
+			ret = 2;
+			goto out;
+		}
+	}
 	/* every held invocation keeps its prewarmed body's go pipe open */
 	if (a.ro.overflow == FAAS_OVERFLOW_HOLD && !getrlimit(RLIMIT_NOFILE, &nofile) &&
 	    nofile.rlim_cur < nofile.rlim_max) {
@@ -506,15 +506,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "faas-replay: %s\n", err);
 		goto out;
 	}
-	if (a.out_path) {
-		FILE *f = fopen(a.out_path, "we");
-
-		if (!f) {
-			fprintf(stderr, "faas-replay: %s: %s\n", a.out_path, strerror(errno));
-			goto out;
-		}
-		r = faas_replay_write_csv(res, f);
-		if (fclose(f) || r) {
+	if (csv) {
+		r = faas_replay_write_csv(res, csv);
+		r = fclose(csv) || r;
+		csv = NULL;
+		if (r) {
 			fprintf(stderr, "faas-replay: %s: write error\n", a.out_path);
 			goto out;
 		}
@@ -523,6 +519,8 @@ int main(int argc, char **argv)
 	faas_summary_print(&sum, stdout);
 	ret = sum.completed == sum.count ? 0 : 1;
 out:
+	if (csv)
+		fclose(csv);
 	faas_replay_free(res);
 	faas_sink_hint_close(sink);
 	faas_trace_free(trace);

@@ -2,6 +2,7 @@
 /* Function bodies (cpu, io, poll, mt) as forked processes in cgroups. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <scxpol/match.h>
 
 #include "funcs.h"
 
@@ -413,6 +416,36 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		n = write(report_fd, &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
 	_exit(r || n != (ssize_t)sizeof(rep) ? 1 : 0);
+}
+
+int faas_cgroup_root_check(const char *what, const char *root, char *err, size_t errlen)
+{
+	const char *dir = root;
+	char *copy = NULL;
+	int r;
+
+	/* the library's check of a cgroup2 directory (stat, then statfs) */
+	r = scxpol_match_check(SCXPOL_MATCH_CGROUP, root);
+	if (r == -ENOENT) {
+		/* the replay creates it: then its parent must be one */
+		copy = strdup(root);
+		if (!copy)
+			return faas_errf(err, errlen, ENOMEM, "out of memory");
+		dir = dirname(copy);
+		r = scxpol_match_check(SCXPOL_MATCH_CGROUP, dir);
+		if (r)
+			r = faas_errf(err, errlen, ENOENT, "%s '%s': no such directory, and its "
+				      "parent '%s' is not a cgroup2 directory", what, root, dir);
+	} else if (r == -EINVAL || r == -ENOTDIR) {
+		r = faas_errf(err, errlen, -r, "%s '%s': not a cgroup2 directory", what, root);
+	} else if (r) {
+		r = faas_errf(err, errlen, -r, "%s '%s': %s", what, root, strerror(-r));
+	}
+	if (!r && access(dir, W_OK))
+		r = faas_errf(err, errlen, errno, "%s '%s': cannot create cgroups in %s: %s", what,
+			      root, dir, strerror(errno));
+	free(copy);
+	return r;
 }
 
 int faas_cgroup_create(const char *root, const char *name, char *path, size_t len,

@@ -138,6 +138,14 @@ int faas_body_leave_rt(pid_t pid, char *err, size_t errlen);
 int faas_body_asleep(pid_t pid, char *err, size_t errlen);
 
 /*
+ * faas_cgroup_root_check - whether cgroups can be made in @root: it is a
+ * cgroup2 directory, or does not exist and its parent is one (to create it
+ * in), and that directory is writable. 0, or a negative errno with
+ * "<@what> '<@root>': ..." in @err ("not a cgroup2 directory", ...).
+ */
+int faas_cgroup_root_check(const char *what, const char *root, char *err, size_t errlen);
+
+/*
  * faas_cgroup_create - create cgroup directory @root/@name; its path goes
  * to @path (@len bytes) and its cgroup id (what BPF's
  * bpf_get_current_cgroup_id() returns for its tasks) to *@id. Returns 0 or

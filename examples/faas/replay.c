@@ -542,6 +542,11 @@ static int check_opts(const struct faas_replay_opts *o, char *err, size_t errlen
 		return faas_errf(err, errlen, EINVAL,
 				 "sink '%s' needs a cgroup root: domains are assigned per cgroup",
 				 o->sink->name);
+	if (o->cgroup_root) {
+		r = faas_cgroup_root_check("cgroup root", o->cgroup_root, err, errlen);
+		if (r)
+			return r;
+	}
 	r = faas_body_check(&o->body, err, errlen);
 	if (r)
 		return r;

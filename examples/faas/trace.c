@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scxpol/cli.h>
+
 #include "trace.h"
 
 #define MAX_LINE (1U << 20)	/* a real Azure line is ~8 KB */
@@ -815,6 +817,82 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Split @arg at @sep into exactly @n whole numbers 0..@hi into @v, each read
+ * by scxpol_cli_parse_uint() (the library's rule: decimal digits only, in
+ * range). 0 or -EINVAL; the caller words the message.
+ */
+static int parse_uint_list(const char *opt, const char *arg, char sep, unsigned int n,
+			   unsigned long long hi, unsigned long long *v)
+{
+	const char *p = arg, *q;
+	char field[24];
+	unsigned int i;
+
+	for (i = 0; i < n; i++, p = q + 1) {
+		q = i + 1 < n ? strchr(p, sep) : p + strlen(p);
+		if (!q || (size_t)(q - p) >= sizeof(field))
+			return -EINVAL;
+		memcpy(field, p, (size_t)(q - p));
+		field[q - p] = '\0';
+		if (scxpol_cli_parse_uint(opt, field, 0, hi, &v[i]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int faas_kind_mix_check(const unsigned int *mix, char *err, size_t errlen)
+{
+	unsigned int sum = 0;
+	int k;
+
+	for (k = 0; k < FAAS_NR_KINDS; k++) {
+		if (mix[k] > 100)
+			return faas_errf(err, errlen, EINVAL, "kind mix: %s %u%%, want 0..100%%",
+					 kind_names[k], mix[k]);
+		sum += mix[k];
+	}
+	if (sum && sum != 100)
+		return faas_errf(err, errlen, EINVAL, "kind mix sums to %u%%, want 100%%", sum);
+	return 0;
+}
+
+int faas_parse_kind_mix(const char *opt, const char *arg, unsigned int *mix, char *err,
+			size_t errlen)
+{
+	unsigned long long v[FAAS_NR_KINDS];
+	unsigned int m[FAAS_NR_KINDS];
+	int k;
+
+	if (!parse_uint_list(opt, arg, ',', FAAS_NR_KINDS, 100, v)) {
+		for (k = 0; k < FAAS_NR_KINDS; k++)
+			m[k] = (unsigned int)v[k];
+		/* all 0 is the default to faas_kind_mix_check(), not a mix given */
+		if (m[0] + m[1] + m[2] + m[3] &&
+		    !faas_kind_mix_check(m, err, errlen)) {
+			memcpy(mix, m, sizeof(m));
+			return 0;
+		}
+	}
+	return faas_errf(err, errlen, EINVAL, "%s '%s': want four percentages cpu,io,poll,mt, "
+			 "each 0..100, summing to 100", opt, arg);
+}
+
+int faas_parse_minutes(const char *opt, const char *arg, unsigned int *first,
+		       unsigned int *last, char *err, size_t errlen)
+{
+	unsigned long long v[2];
+	unsigned int n = strchr(arg, '-') ? 2 : 1;
+
+	if (parse_uint_list(opt, arg, '-', n, MAX_MINUTES, v) || !v[0] || v[0] > v[n - 1])
+		return faas_errf(err, errlen, EINVAL,
+				 "%s '%s': want A or A-B with 1 <= A <= B <= %d", opt, arg,
+				 MAX_MINUTES);
+	*first = (unsigned int)v[0];
+	*last = (unsigned int)v[n - 1];
+	return 0;
+}
+
 int faas_trace_load_azure(const char *invocations, const char *durations,
 			  const struct faas_azure_opts *opts, struct faas_trace **out,
 			  char *err, size_t errlen)
@@ -844,12 +922,12 @@ int faas_trace_load_azure(const char *invocations, const char *durations,
 				 o.duration_scale);
 	if (!o.max_inv)
 		o.max_inv = DEFAULT_MAX_INV;
-	for (k = 0, m = 0; k < FAAS_NR_KINDS; k++)
-		m += o.kind_mix[k];
-	if (m && m != 100)
-		return faas_errf(err, errlen, EINVAL, "kind mix sums to %u%%, want 100%%", m);
-	if (m)
-		mix = o.kind_mix;
+	e = faas_kind_mix_check(o.kind_mix, err, errlen);
+	if (e)
+		return e;
+	for (k = 0; k < FAAS_NR_KINDS; k++)
+		if (o.kind_mix[k])
+			mix = o.kind_mix;
 
 	e = load_durations(durations, &d, err, errlen);
 	if (e)

@@ -108,6 +108,32 @@ int faas_kind_parse(const char *s);
 enum faas_kind faas_azure_kind(const char *hash_function, const unsigned int *mix);
 
 /*
+ * faas_kind_mix_check - 0 when @mix (FAAS_NR_KINDS percentages, as in
+ * struct faas_azure_opts) is all 0 (the default) or each is at most 100
+ * and they sum to 100; else -EINVAL with the reason in @err.
+ */
+int faas_kind_mix_check(const unsigned int *mix, char *err, size_t errlen);
+
+/*
+ * faas_parse_kind_mix - @arg, the value of option @opt, as "C,I,P,M": the
+ * percent of functions per kind cpu,io,poll,mt, each a whole number 0..100
+ * as scxpol_cli_parse_uint() reads it (decimal digits only), summing to
+ * 100, into @mix (FAAS_NR_KINDS values). 0, or -EINVAL with "<@opt>
+ * '<@arg>': want ..." in @err (and @mix untouched).
+ */
+int faas_parse_kind_mix(const char *opt, const char *arg, unsigned int *mix, char *err,
+			size_t errlen);
+
+/*
+ * faas_parse_minutes - @arg, the value of option @opt, as a minute range
+ * "A" or "A-B" with 1 <= A <= B <= 1440, each a whole number as
+ * scxpol_cli_parse_uint() reads it, into *@first and *@last (both A for
+ * "A"). 0, or -EINVAL with "<@opt> '<@arg>': want ..." in @err.
+ */
+int faas_parse_minutes(const char *opt, const char *arg, unsigned int *first,
+		       unsigned int *last, char *err, size_t errlen);
+
+/*
  * faas_trace_load_simple - read a simple per-invocation CSV. Returns 0 and
  * sets *@out, or a negative errno with the reason ("FILE:LINE:COL: ...") in
  * @err.

@@ -632,9 +632,61 @@ static void test_replay_stop_and_options(void **state)
 	o = base_opts();
 	o.cgroup_root = "/proc/no-such-dir/faas";
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "cannot create cgroup root /proc/no-such-dir/faas: "
-			    "No such file or directory");
+	assert_string_equal(err, "cgroup root '/proc/no-such-dir/faas': no such directory, and its "
+			    "parent '/proc/no-such-dir' is not a cgroup2 directory");
 	assert_no_children();
+}
+
+/*
+ * A cgroup root that is no cgroup2 directory is refused before anything
+ * runs or is created, not at the first invocation's clone3().
+ */
+static void test_cgroup_root_check(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	char path[1100], want[2600];
+	struct faas_replay *r;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	/* an ordinary directory: nothing made in it */
+	o.cgroup_root = tmpdir;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "cgroup root '%s': not a cgroup2 directory", tmpdir);
+	assert_string_equal(err, want);
+	snprintf(path, sizeof(path), "%s/inv-0", tmpdir);
+	assert_int_equal(stat(path, &st), -1);
+	assert_no_children();
+
+	/* one to create, on an ordinary file system: not created */
+	snprintf(path, sizeof(path), "%s/root", tmpdir);
+	o.cgroup_root = path;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "cgroup root '%s': no such directory, and its parent '%s' "
+		 "is not a cgroup2 directory", path, tmpdir);
+	assert_string_equal(err, want);
+	assert_int_equal(stat(path, &st), -1);
+
+	/* a file */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(faas_cgroup_root_check("--cgroup-root", path, err, sizeof(err)), -ENOTDIR);
+	snprintf(want, sizeof(want), "--cgroup-root '%s': not a cgroup2 directory", path);
+	assert_string_equal(err, want);
+	unlink(path);
+
+	if (!cg_mount[0])
+		skip(); /* the host gives this test no writable cgroup2 */
+	/* the cgroup2 mount itself, and a cgroup to create in it */
+	assert_int_equal(faas_cgroup_root_check("--cgroup-root", cg_mount, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/scxpol-faas-check.%d", cg_mount, (int)getpid());
+	assert_int_equal(faas_cgroup_root_check("--cgroup-root", path, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), -1); /* a check creates nothing */
+	/* its parent missing */
+	snprintf(path, sizeof(path), "%s/scxpol-faas-check.%d/a/b", cg_mount, (int)getpid());
+	assert_int_equal(faas_cgroup_root_check("--cgroup-root", path, err, sizeof(err)), -ENOENT);
 }
 
 /* The pinned sink needs the policy's pinned hint maps; it says which are missing. */
@@ -991,6 +1043,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_replay_body_killed_before_release, kill_children),
 		cmocka_unit_test_teardown(test_replay_body_failure, kill_children),
 		cmocka_unit_test_teardown(test_replay_stop_and_options, kill_children),
+		cmocka_unit_test_teardown(test_cgroup_root_check, kill_children),
 		cmocka_unit_test_teardown(test_sink_hint_open_fails, kill_children),
 		cmocka_unit_test_teardown(test_summary, kill_children),
 		cmocka_unit_test_teardown(test_csv_cpu_list, kill_children),

@@ -402,6 +402,72 @@ static void test_azure_committed_errors(void **state)
 	o = (struct faas_azure_opts){ .kind_mix = { 50, 40, 0, 0 } };
 	assert_null(azure("azure-inv.csv", "azure-dur.csv", &o, -EINVAL));
 	assert_string_equal(err, "kind mix sums to 90%, want 100%");
+	/* an unsigned sum would wrap back to 100 */
+	o = (struct faas_azure_opts){ .kind_mix = { 4294967295U, 101, 0, 0 } };
+	assert_null(azure("azure-inv.csv", "azure-dur.csv", &o, -EINVAL));
+	assert_string_equal(err, "kind mix: cpu 4294967295%, want 0..100%");
+}
+
+/* The command line's --kind-mix and --minutes: the library's whole numbers, no wrapping. */
+static void test_kind_mix_and_minutes_options(void **state)
+{
+	static const char *const bad_mix[] = {
+		"4294967396,0,0,0", "4294967295,101,0,0", "101,0,0,0", "50,50,0,1", "0,0,0,0",
+		"55,25,10", "55,25,10,10,0", "55,25,10,10,", ",55,25,10,10", "55,,35,10",
+		"55,25,10,+10", "55,25,10, 10", "-5,105,0,0", "0x37,25,10,10", "55,25,10,10 ", "",
+	};
+	static const char *const bad_minutes[] = {
+		"0", "1441", "1-1441", "4294967297", "1-4294967298", "18446744073709551617",
+		" 1-+2", "+1", "-1", "1-", "1--2", "1-2-3", "3-2", "0-2", "1 ", "0x10", "1.5", "",
+	};
+	unsigned int mix[FAAS_NR_KINDS] = { 1, 2, 3, 4 }, first = 7, last = 9;
+	char want[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(faas_parse_kind_mix("--kind-mix", "55,25,10,10", mix, err, sizeof(err)),
+			 0);
+	assert_int_equal(mix[0], 55);
+	assert_int_equal(mix[1], 25);
+	assert_int_equal(mix[2], 10);
+	assert_int_equal(mix[3], 10);
+	assert_int_equal(faas_parse_kind_mix("--kind-mix", "0,100,0,0", mix, err, sizeof(err)), 0);
+	assert_int_equal(mix[0], 0);
+	assert_int_equal(mix[1], 100);
+	for (i = 0; i < sizeof(bad_mix) / sizeof(bad_mix[0]); i++) {
+		assert_int_equal(faas_parse_kind_mix("--kind-mix", bad_mix[i], mix, err,
+						     sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "--kind-mix '%s': want four percentages cpu,io,poll,mt, "
+			 "each 0..100, summing to 100", bad_mix[i]);
+		assert_string_equal(err, want);
+		assert_int_equal(mix[1], 100); /* untouched */
+	}
+	assert_int_equal(faas_kind_mix_check(mix, err, sizeof(err)), 0);
+	assert_int_equal(faas_kind_mix_check((unsigned int[]){ 0, 0, 0, 0 }, err, sizeof(err)), 0);
+	assert_int_equal(faas_kind_mix_check((unsigned int[]){ 0, 0, 0, 101 }, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "kind mix: mt 101%, want 0..100%");
+
+	assert_int_equal(faas_parse_minutes("--minutes", "5", &first, &last, err, sizeof(err)), 0);
+	assert_int_equal(first, 5);
+	assert_int_equal(last, 5);
+	assert_int_equal(faas_parse_minutes("--minutes", "1-1440", &first, &last, err,
+					    sizeof(err)), 0);
+	assert_int_equal(first, 1);
+	assert_int_equal(last, 1440);
+	assert_int_equal(faas_parse_minutes("--minutes", "7-7", &first, &last, err, sizeof(err)),
+			 0);
+	assert_int_equal(first, 7);
+	assert_int_equal(last, 7);
+	for (i = 0; i < sizeof(bad_minutes) / sizeof(bad_minutes[0]); i++) {
+		assert_int_equal(faas_parse_minutes("--minutes", bad_minutes[i], &first, &last, err,
+						    sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want),
+			 "--minutes '%s': want A or A-B with 1 <= A <= B <= 1440", bad_minutes[i]);
+		assert_string_equal(err, want);
+		assert_int_equal(first, 7);
+		assert_int_equal(last, 7);
+	}
 }
 
 /* Write an Azure pair into the scratch directory; return the error. */
@@ -600,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_azure_missing_function),
 		cmocka_unit_test(test_azure_committed_errors),
 		cmocka_unit_test(test_azure_errors),
+		cmocka_unit_test(test_kind_mix_and_minutes_options),
 		cmocka_unit_test(test_synthetic_traces),
 		cmocka_unit_test(test_hostile_input),
 	};
