@@ -5,10 +5,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/pool.h>
 
 static const char usage[] =
@@ -23,7 +25,9 @@ static const char usage[] =
 	"                 domains:N   N equal domains aligned to LLCs and cores\n"
 	"                 split:N     pool \"first\" with N CPUs, \"second\" the rest\n"
 	"                 NAME=CPUS NAME=CPUS ...   a plan to check, e.g. \"lc=0-1 bg=2-3\"\n"
-	"  -h, --help   this text\n";
+	"  -h, --help   this text\n"
+	"Exit status: 0, 1 when the topology cannot be read or a plan not built over\n"
+	"it, 2 for bad usage (a count that is no number, an empty plan).\n";
 
 static char *list_buf;
 static size_t list_len;
@@ -84,40 +88,59 @@ static void print_topo(const struct scxpol_topo *t)
 	}
 }
 
-static int parse_count(const char *spec, const char *text, unsigned int *n)
-{
-	char *end;
-	unsigned long v;
+/* A --plan, checked while the options are read: its form and count. */
+struct plan {
+	const char *spec;
+	enum { PLAN_TEXT, PLAN_DOMAINS, PLAN_SPLIT } kind;
+	unsigned int n;
+};
 
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (!*text || *end || errno || v > 0xffffffffUL || text[0] == '-') {
-		fprintf(stderr, "scxpol-topo: --plan %s: \"%s\" is not a number\n", spec, text);
+/*
+ * @spec as a plan into *@p, before the topology is read: a count read as
+ * every number of the library's command lines (scxpol_cli_parse_uint()), a
+ * plan of NAME=CPUS with at least one pool. -EINVAL after saying why.
+ */
+static int parse_plan(const char *spec, struct plan *p)
+{
+	unsigned long long n = 0;
+	const char *count = NULL;
+
+	p->spec = spec;
+	p->kind = PLAN_TEXT;
+	if (!strncmp(spec, "domains:", 8)) {
+		p->kind = PLAN_DOMAINS;
+		count = spec + 8;
+	} else if (!strncmp(spec, "split:", 6)) {
+		p->kind = PLAN_SPLIT;
+		count = spec + 6;
+	}
+	if (count && scxpol_cli_parse_uint("--plan", count, 0, UINT32_MAX, &n)) {
+		fprintf(stderr, "scxpol-topo: --plan %s: \"%s\" is not a number\n", spec, count);
 		return -EINVAL;
 	}
-	*n = (unsigned int)v;
+	if (!count && !spec[strspn(spec, " \t\n")]) {
+		fprintf(stderr, "scxpol-topo: --plan '%s' has no pools\n", spec);
+		return -EINVAL;
+	}
+	p->n = (unsigned int)n;
 	return 0;
 }
 
-static int print_plan(const struct scxpol_topo *t, const char *spec)
+static int print_plan(const struct scxpol_topo *t, const struct plan *pa)
 {
+	const char *spec = pa->spec;
 	struct scxpol_pool_plan *p = NULL;
-	unsigned int n, i;
+	unsigned int i;
 	int r;
 	char *text;
 	size_t len;
 
-	if (!strncmp(spec, "domains:", 8)) {
-		if (parse_count(spec, spec + 8, &n))
-			return -EINVAL;
-		r = scxpol_pool_plan_domains(t, n, SCXPOL_POOL_EXCLUSIVE, &p);
-	} else if (!strncmp(spec, "split:", 6)) {
-		if (parse_count(spec, spec + 6, &n))
-			return -EINVAL;
-		r = scxpol_pool_plan_split(t, "first", "second", n, SCXPOL_POOL_EXCLUSIVE, &p);
-	} else {
+	if (pa->kind == PLAN_DOMAINS)
+		r = scxpol_pool_plan_domains(t, pa->n, SCXPOL_POOL_EXCLUSIVE, &p);
+	else if (pa->kind == PLAN_SPLIT)
+		r = scxpol_pool_plan_split(t, "first", "second", pa->n, SCXPOL_POOL_EXCLUSIVE, &p);
+	else
 		r = scxpol_pool_plan_parse(t, spec, SCXPOL_POOL_EXCLUSIVE, &p);
-	}
 	if (r) {
 		fprintf(stderr, "scxpol-topo: --plan %s: %s\n", spec, scxpol_last_error());
 		return r;
@@ -151,7 +174,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	SCXPOL_OPTS(scxpol_topo_opts, to);
-	const char *plans[16];
+	struct plan plans[16];
 	unsigned int nr_plans = 0, i;
 	struct scxpol_topo *t;
 	int c, status = 0;
@@ -166,7 +189,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "scxpol-topo: at most %u --plan options\n", nr_plans);
 				return 2;
 			}
-			plans[nr_plans++] = optarg;
+			if (parse_plan(optarg, &plans[nr_plans]))
+				return 2;
+			nr_plans++;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -196,7 +221,7 @@ int main(int argc, char **argv)
 	}
 	print_topo(t);
 	for (i = 0; i < nr_plans; i++)
-		if (print_plan(t, plans[i]))
+		if (print_plan(t, &plans[i]))
 			status = 1;
 	free(list_buf);
 	scxpol_topo_free(t);

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/skel.h>
 
 #include "hist.h"
@@ -78,7 +79,9 @@ static void usage(FILE *f)
 		"  --max-groups N           size of the group table (default 256)\n"
 		"  -v                       libbpf's debug messages\n"
 		"  --verifier-stats         print each program's verified instructions\n"
-		"  --load-only              load through the verifier, then exit\n");
+		"  --load-only              load through the verifier, then exit\n"
+		"Exit status: 0, 1 on an error (also a --pid or --filter-cgroup with nothing\n"
+		"to trace), 2 for bad usage.\n");
 }
 
 static bool verbose;
@@ -92,8 +95,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static int parse_by(const char *arg, struct opts *o)
 {
-	char *end;
-	long n;
+	unsigned long long n;
 
 	if (!strcmp(arg, "cgroup")) {
 		o->by = LAT_BY_CGROUP;
@@ -104,14 +106,11 @@ static int parse_by(const char *arg, struct opts *o)
 		o->comm_len = LAT_COMM_LEN;
 		return 0;
 	}
-	if (!strncmp(arg, "comm:", 5)) {
-		errno = 0;
-		n = strtol(arg + 5, &end, 10);
-		if (!errno && arg[5] && !*end && n >= 1 && n < LAT_COMM_LEN) {
-			o->by = LAT_BY_COMM;
-			o->comm_len = (unsigned int)n;
-			return 0;
-		}
+	if (!strncmp(arg, "comm:", 5) &&
+	    !scxpol_cli_parse_uint("--by", arg + 5, 1, LAT_COMM_LEN - 1, &n)) {
+		o->by = LAT_BY_COMM;
+		o->comm_len = (unsigned int)n;
+		return 0;
 	}
 	fprintf(stderr, "scxpol-lat: --by '%s': want cgroup, comm or comm:N (N = 1..%d)\n",
 		arg, LAT_COMM_LEN - 1);
@@ -185,22 +184,30 @@ static bool pid_ns_foreign(void)
 	return true;
 }
 
+/*
+ * --pid: ids separated by commas, each a whole number as the library's
+ * command lines read them (scxpol_cli_parse_uint(): digits only); an empty
+ * item (",,", a trailing ',') is refused like any other that is no id.
+ */
 static int parse_pids(const char *arg, struct opts *o)
 {
-	char buf[4096], *tok, *save, *end;
 	unsigned int first = o->nr_pids, i;
-	long v;
+	unsigned long long v;
+	const char *p = arg;
+	char item[16];
+	size_t n;
 
-	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf)) {
-		fprintf(stderr, "scxpol-lat: --pid list too long\n");
+	if (!arg[0]) {
+		fprintf(stderr, "scxpol-lat: --pid '%s': no ids\n", arg);
 		return -EINVAL;
 	}
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || *end || v <= 0 || v > INT_MAX) {
-			fprintf(stderr, "scxpol-lat: --pid '%s': '%s' is not a process or thread id\n",
-				arg, tok);
+	for (;; p += n + 1) {
+		n = strcspn(p, ",");
+		/* one too long for item[] is no id either (INT_MAX has 10 digits) */
+		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		if (n >= sizeof(item) || scxpol_cli_parse_uint("--pid", item, 1, INT_MAX, &v)) {
+			fprintf(stderr, "scxpol-lat: --pid '%s': '%.*s' is not a process or thread "
+				"id\n", arg, (int)n, p);
 			return -EINVAL;
 		}
 		if (o->nr_pids == MAX_PIDS) {
@@ -208,10 +215,8 @@ static int parse_pids(const char *arg, struct opts *o)
 			return -E2BIG;
 		}
 		o->pids[o->nr_pids++] = (__u32)v;
-	}
-	if (!o->nr_pids) {
-		fprintf(stderr, "scxpol-lat: --pid '%s': no ids\n", arg);
-		return -EINVAL;
+		if (!p[n])
+			break;
 	}
 	/* after the syntax of every id: a bad one is reported first */
 	if (pid_ns_foreign())
@@ -308,8 +313,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	char *end;
-	long n;
+	unsigned long long n;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -339,10 +343,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return r;
 			break;
 		case 'd':
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || *end || !(o->duration > 0) || o->duration > 1e6) {
-				fprintf(stderr, "scxpol-lat: --duration '%s': want seconds, > 0\n", optarg);
+			if (scxpol_cli_parse_double("--duration", optarg, 0, 1e6, &o->duration)) {
+				fprintf(stderr, "scxpol-lat: %s\n", scxpol_last_error());
 				return -EINVAL;
 			}
 			break;
@@ -350,10 +352,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = true;
 			break;
 		case 'm':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || *end || n < 1 || n > 65536) {
-				fprintf(stderr, "scxpol-lat: --max-groups '%s': want 1..65536\n", optarg);
+			if (scxpol_cli_parse_uint("--max-groups", optarg, 1, 65536, &n)) {
+				fprintf(stderr, "scxpol-lat: %s\n", scxpol_last_error());
 				return -EINVAL;
 			}
 			o->max_groups = (unsigned int)n;

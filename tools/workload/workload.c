@@ -41,6 +41,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -61,6 +62,7 @@
 
 #include <linux/magic.h>
 
+#include <scxpol/cli.h>
 #include <scxpol/hint.h>
 
 #include "hist.h"
@@ -1109,37 +1111,38 @@ static void usage(FILE *f)
 		"by its end (in a worker's hands, queued, or not posted yet), \"dropped\" those\n"
 		"refused with the backlog full. With --rate, more of those two than workers\n"
 		"is an overload (a backlog at the end) whose longest latencies are left out:\n"
-		"stderr warns of it.\n");
+		"stderr warns of it. Exit status: 0, 1 on an error, 2 for bad usage.\n");
 }
 
+/* The numbers are read as the library's command lines read them (<scxpol/cli.h>). */
 static int parse_uint(const char *opt, const char *arg, unsigned int lo, unsigned int hi,
 		      unsigned int *out)
 {
-	char *end;
-	long v;
+	unsigned long long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || !arg[0] || v < (long)lo || v > (long)hi) {
-		fprintf(stderr, "scxpol-workload: %s '%s': want an integer in %u..%u\n", opt, arg,
-			lo, hi);
+	if (scxpol_cli_parse_uint(opt, arg, lo, hi, &v)) {
+		fprintf(stderr, "scxpol-workload: %s\n", scxpol_last_error());
 		return -EINVAL;
 	}
 	*out = (unsigned int)v;
 	return 0;
 }
 
+/*
+ * A number in @lo..@hi, @lo included (a --work-us of 0 is work-free
+ * requests), which the library's range (lo, hi] cannot say: it checks the
+ * number, this the least value.
+ */
 static int parse_double(const char *opt, const char *arg, double lo, double hi, double *out)
 {
-	char *end;
+	double v;
 
-	errno = 0;
-	*out = strtod(arg, &end);
-	if (errno || *end || !arg[0] || !(*out >= lo) || !(*out <= hi)) {
+	if (scxpol_cli_parse_double(opt, arg, -HUGE_VAL, hi, &v) || v < lo) {
 		fprintf(stderr, "scxpol-workload: %s '%s': want a number in %g..%g\n", opt, arg,
 			lo, hi);
 		return -EINVAL;
 	}
+	*out = v;
 	return 0;
 }
 
