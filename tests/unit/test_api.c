@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * A NULL handle or required pointer passed to a public function is refused
- * with -EINVAL (or NULL and errno EINVAL) and a message naming the function
- * and the argument, not dereferenced; accessors of a NULL handle give NULL
- * or 0, and void functions do nothing.
+ * The API's manners (include/scxpol/common.h). A NULL handle or required
+ * pointer passed to a public function is refused with -EINVAL (or NULL and
+ * errno EINVAL) and a message naming the function and the argument, not
+ * dereferenced; accessors of a NULL handle give NULL or 0, and void
+ * functions do nothing. Options structs have no tail padding, where a
+ * newer caller's field could hide from the size check, and each one's
+ * TYPE__last_field is its last field.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +21,24 @@
 #include <scxpol/pool.h>
 #include <scxpol/sched.h>
 #include <scxpol/stats.h>
+#include <scxpol/topology.h>
+
+#define END(type, field) (offsetof(struct type, field) + sizeof(((struct type *)0)->field))
+/* the last field is TYPE__last_field and nothing follows it */
+#define LAST(type) _Static_assert(sizeof(struct type) == END(type, type##__last_field), #type)
+/* the last field is TYPE__last_field, then 'reserved' in place of tail padding */
+#define LAST_RESERVED(type)                                                                  \
+	_Static_assert(offsetof(struct type, reserved) == END(type, type##__last_field) &&   \
+		       sizeof(struct type) == END(type, reserved), #type)
+LAST(scxpol_cli);
+LAST(scxpol_run_opts);
+LAST_RESERVED(scxpol_hint_limits);
+LAST(scxpol_hint_client_opts);
+LAST_RESERVED(scxpol_pool_autosize_opts);
+LAST(scxpol_sched_opts);
+LAST(scxpol_stats_opts);
+LAST(scxpol_stats_server_opts);
+LAST(scxpol_topo_opts);
 
 static void expect(int r, const char *msg)
 {
