@@ -44,7 +44,7 @@
 #ifndef SCXPOL_HINT_MAX_SLOTS
 #define SCXPOL_HINT_MAX_SLOTS 1024
 #endif
-/* A task's cgroup and at most this many levels above it are searched. */
+/* At most this many cgroups are searched: the task's own, then its ancestors. */
 #define SCXPOL_HINT_CGROUP_DEPTH 16
 
 /* A stable kernel constant (include/linux/cgroup-defs.h). */

@@ -33,7 +33,7 @@
 #ifndef SCXPOL_MATCH_MAX_COMMS
 #define SCXPOL_MATCH_MAX_COMMS 256
 #endif
-/* A task's cgroup and at most this many levels above it are searched. */
+/* At most this many cgroups are searched: the task's own, then its ancestors. */
 #define SCXPOL_MATCH_CGROUP_DEPTH 16
 
 struct {

@@ -81,7 +81,8 @@ SCXPOL_API int scxpol_cli_parse_uint(const char *opt, const char *arg, unsigned 
 
 /*
  * scxpol_cli_parse_double - @arg as a number greater than @lo and at most
- * @hi into *@out (what strtod() reads, without leading space; no NaN).
+ * @hi into *@out (a decimal number as strtod() reads it: no hex, no leading
+ * space, no NaN).
  * 0; -EINVAL for anything else, -ERANGE outside the range; the message is
  * "<@opt> '<@arg>': want a number in (<@lo>, <@hi>]".
  */

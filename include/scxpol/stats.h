@@ -149,7 +149,7 @@ struct scxpol_stats_server_opts {
 /*
  * scxpol_stats_server_start - serve @s's stats on a Unix socket from a new
  * thread. It reads the current object on every request, so it keeps
- * working across restarts (answering EAGAIN while none is loaded). Stop it
+ * working across restarts (answering ENODATA while none is loaded). Stop it
  * before scxpol_sched_close(). NULL + errno: EADDRINUSE (a server already
  * answers on the path), ENAMETOOLONG, errors creating the socket.
  */
