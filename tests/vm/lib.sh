@@ -214,4 +214,28 @@ cpus_meet() {
 	return 1
 }
 
-trap 'cleanup_lat; cleanup_policy' EXIT
+# cgroup_at_exit DIR...: remove cgroups DIR (with what is below them) when
+# the test exits, failed or not, killing what still runs there, so no later
+# test of the boot finds them; a test that removes them itself (to check
+# what follows) still may
+CGROUPS_AT_EXIT=()
+cgroup_at_exit() {
+	CGROUPS_AT_EXIT+=("$@")
+}
+
+cleanup_cgroups() {
+	local d i
+	for d in "${CGROUPS_AT_EXIT[@]}"; do
+		[ -d "$d" ] || continue
+		echo 1 >"$d/cgroup.kill" 2>/dev/null
+		# killed tasks leave their cgroups a moment later
+		for ((i = 0; i < 50; i++)); do
+			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+			[ -d "$d" ] || break
+			sleep 0.1
+		done
+		[ -d "$d" ] && echo "# cleanup: cannot remove cgroup $d" >&2
+	done
+}
+
+trap 'cleanup_lat; cleanup_policy; cleanup_cgroups' EXIT

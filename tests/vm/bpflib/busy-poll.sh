@@ -1,38 +1,55 @@
-# Algorithm 1 (reset every 50 enqueues) with busy-poll demotion: on one
-# contended CPU, a worker that runs 10 ms and sleeps 1 ms rarely waits
-# behind a busy poller that never sleeps, while the poller waits whenever
-# the worker runs: per ms of CPU each got, the worker waited less on the
-# run queue than the poller (the kernel's schedstat run-queue wait, so slow
-# sleeps in an emulator do not matter). The poller's demotions are counted.
-# The worker's runs (2 slices) stay far below the busy-poll threshold (20
-# full slices without sleeping).
+# Busy-poll demotion changes who waits: on one contended CPU, a worker that
+# runs 10 ms and sleeps 1 ms and a busy poller that never sleeps, run twice
+# under Algorithm 1 reset at every enqueue (plain FIFO on the pool's clock,
+# so its sleep-frequency rule cannot favour the worker), once without and
+# once with demotion (--busy-poll 20: after 20 full slices without
+# sleeping). Measured per ms of CPU each got, the kernel's schedstat
+# run-queue wait (slow sleeps in an emulator do not matter): the worker's
+# wait relative to the poller's drops by a quarter at least with demotion,
+# and the poller's demotions are counted. The worker's runs (2 slices) stay
+# far below the threshold.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 TP=$SCXPOL_BUILD/tests/bpf/testpol
 ln -sf "$PROBE" /tmp/poller
 ln -sf "$PROBE" /tmp/worker
-start_policy testpol /tmp/tp.log "$TP" --pools "sys=0-2 hot=3" --alg1 50 --busy-poll 20 \
-	--comm poller=hot --comm worker=hot
-/tmp/poller spin 6 >/tmp/poller.out &
-pids=($!)
-/tmp/worker worker 6 10000 1000 >/tmp/worker.out &
-pids+=($!)
-assert_attached testpol
-wait "${pids[@]}"
-note "poller: $(cat /tmp/poller.out)"
-note "worker: $(cat /tmp/worker.out)"
-assert_cpus_within poller "$(field cpus "$(cat /tmp/poller.out)")" 3
-assert_cpus_within worker "$(field cpus "$(cat /tmp/worker.out)")" 3
-pc=$(field cpu_ms "$(cat /tmp/poller.out)")
-pw=$(field wait_ms "$(cat /tmp/poller.out)")
-wc=$(field cpu_ms "$(cat /tmp/worker.out)")
-ww=$(field wait_ms "$(cat /tmp/worker.out)")
-[ "${pc:-0}" -gt 0 ] && [ "${wc:-0}" -gt 0 ] || fail "a task got no CPU (poller ${pc}ms, worker ${wc}ms)"
-# ww / wc < pw / pc
-[ $((ww * pc)) -lt $((pw * wc)) ] ||
-	fail "the worker waited ${ww}ms for ${wc}ms of CPU, the poller ${pw}ms for ${pc}ms"
-assert_attached testpol
-stop_policy INT
-expect_eq "loader exit status" "$POLICY_STATUS" 0
-stats=$(grep '^testpol: stats' /tmp/tp.log | tail -n 1)
+
+# run NAME ARGS...: testpol with ARGS; sets RATIO, the worker's run-queue
+# wait per ms of CPU relative to the poller's, x1000
+run() {
+	local name=$1 pc pw wc ww
+	shift
+	start_policy testpol "/tmp/tp-$name.log" "$TP" --pools "sys=0-2 hot=3" --alg1 1 "$@" \
+		--comm poller=hot --comm worker=hot
+	/tmp/poller spin 6 >"/tmp/poller-$name.out" &
+	pids=($!)
+	/tmp/worker worker 6 10000 1000 >"/tmp/worker-$name.out" &
+	pids+=($!)
+	assert_attached testpol
+	wait "${pids[@]}"
+	note "$name: poller: $(cat "/tmp/poller-$name.out")"
+	note "$name: worker: $(cat "/tmp/worker-$name.out")"
+	assert_cpus_within poller "$(field cpus "$(cat "/tmp/poller-$name.out")")" 3
+	assert_cpus_within worker "$(field cpus "$(cat "/tmp/worker-$name.out")")" 3
+	pc=$(field cpu_ms "$(cat "/tmp/poller-$name.out")")
+	pw=$(field wait_ms "$(cat "/tmp/poller-$name.out")")
+	wc=$(field cpu_ms "$(cat "/tmp/worker-$name.out")")
+	ww=$(field wait_ms "$(cat "/tmp/worker-$name.out")")
+	[ "${pc:-0}" -gt 0 ] && [ "${wc:-0}" -gt 0 ] && [ "${pw:-0}" -gt 0 ] ||
+		fail "$name: a task got no CPU or never waited (poller ${pc}ms, waited ${pw}ms; worker ${wc}ms)"
+	RATIO=$((1000 * ww * pc / (pw * wc)))
+	note "$name: worker waited ${ww}ms for ${wc}ms of CPU, the poller ${pw}ms for ${pc}ms: relative x$RATIO/1000"
+	assert_attached testpol
+	stop_policy INT
+	expect_eq "$name: loader exit status" "$POLICY_STATUS" 0
+}
+
+run fifo
+fifo=$RATIO
+stats=$(grep '^testpol: stats' /tmp/tp-fifo.log | tail -n 1)
+expect_eq "no demotion without --busy-poll" "$(field busy_poll_demote "$stats")" 0
+run demote --busy-poll 20
+stats=$(grep '^testpol: stats' /tmp/tp-demote.log | tail -n 1)
 [ "$(field busy_poll_demote "$stats")" -gt 0 ] || fail "no busy-poll demotion: $stats"
 note "$stats"
+[ $((RATIO * 4)) -le $((fifo * 3)) ] ||
+	fail "demotion did not cut the worker's relative wait by a quarter: x$fifo/1000 without, x$RATIO/1000 with"

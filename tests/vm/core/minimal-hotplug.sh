@@ -3,11 +3,13 @@
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 cpu=/sys/devices/system/cpu/cpu$(($(nproc) - 1))/online
 [ -w "$cpu" ] || fail "cannot offline CPUs here ($cpu)"
+# the CPU comes back whatever fails: later tests of this boot need it
+trap 'echo 1 >"$cpu" 2>/dev/null; cleanup_lat; cleanup_policy; cleanup_cgroups' EXIT
 start_policy minimal /tmp/minimal.log "$SCXPOL_BUILD/examples/minimal/minimal"
 seq0=$(cat $SCX/enable_seq)
 echo 0 > "$cpu"
 # the restart re-enables the scheduler: enable_seq moves on
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 300; i++)); do
 	[ "$(cat $SCX/enable_seq)" -gt "$seq0" ] && [ "$(scx_state)" = enabled ] && break
 	sleep 0.1
 done
@@ -18,7 +20,7 @@ grep -q 'restarting (#1)' /tmp/minimal.log || fail "loader did not log a restart
 note "after offline: $(cat /tmp/spin.out)"
 seq1=$(cat $SCX/enable_seq)
 echo 1 > "$cpu"
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 300; i++)); do
 	[ "$(cat $SCX/enable_seq)" -gt "$seq1" ] && [ "$(scx_state)" = enabled ] && break
 	sleep 0.1
 done

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/common.inc"
 N=10000
 start_hintpol
+cgroup_at_exit $CG/hs10k
 mkdir $CG/hs10k
 echo +cpu >$CG/hs10k/cgroup.subtree_control
 empty="cgroups=0 tgids=0 tids=0 threads=0"

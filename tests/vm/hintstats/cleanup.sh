@@ -4,6 +4,7 @@
 # pruner.
 . "$(dirname "$0")/common.inc"
 start_hintpol
+cgroup_at_exit $CG/hs1k
 mkdir $CG/hs1k
 echo +cpu >$CG/hs1k/cgroup.subtree_control
 
@@ -31,6 +32,7 @@ sleep 600 &
 gone=$!
 hintctl set tgid $gone class=1
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
 rmdir $CG/hs1k/d*
 kill $gone
 wait $gone 2>/dev/null
@@ -39,4 +41,5 @@ expect_eq "stale entries found by the restarted loader" "$(grep -c 'pinned hints
 expect_eq "prune" "$("$HINTCTL" prune)" "removed=101"
 expect_eq "entries after prune" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
 rmdir $CG/hs1k

@@ -13,6 +13,7 @@ expect_eq "unprivileged stats read" "$out" "scxpol-stat: cannot connect to $SOCK
 expect_eq "socket mode" "$(stat -c '%a %U:%G' $SOCK)" "600 root:root"
 expect_eq "socket directory mode" "$(stat -c %a /run/scxpol)" 711
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
 
 start_hintpol --pin-group 4242
 expect_eq "pin directory" "$(stat -c '%a %g' "$PINS")" "710 4242"
@@ -25,3 +26,4 @@ expect_eq "policy in the member's snapshot" "$(jq -r .policy <<<"$out")" hintpol
 out=$("${nobody[@]}" "$HINTCTL" set tgid $$ class=1 2>&1) && fail "nobody wrote a hint"
 expect_eq "non-member hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0710 owned by root:4242; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0

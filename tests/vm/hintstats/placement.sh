@@ -4,6 +4,7 @@
 # from different levels.
 . "$(dirname "$0")/common.inc"
 start_hintpol
+cgroup_at_exit $CG/hs-place
 mkdir -p $CG/hs-place/child
 hintctl set cgroup $CG/hs-place class=1
 hits0=$(counter hint_hit)
@@ -49,17 +50,19 @@ imp1=$(counter importance_sum)
 # hints of a live task can be read back and cleared
 out=$("$HINTCTL" get cgroup $CG/hs-place) || fail "get: $out"
 expect_eq "cgroup hint read back" "$out" "pool=-1 class=1 importance=0 flags=2"
-hintctl clear cgroup $CG/hs-place
-gated "$PROBE" cpus 1
-echo "$GATED_PID" >$CG/hs-place/cgroup.procs
-release
-note "hint cleared: $GATED_OUT"
-
 hits1=$(counter hint_hit)
 placed1=$(counter class_placed)
 [ "$hits1" -gt "$hits0" ] || fail "hint_hit did not grow: $hits0 -> $hits1"
 [ "$placed1" -gt "$placed0" ] || fail "class_placed did not grow: $placed0 -> $placed1"
 note "hint_hit +$((hits1 - hits0)), class_placed +$((placed1 - placed0))"
+hintctl clear cgroup $CG/hs-place
+out=$("$HINTCTL" get cgroup $CG/hs-place 2>&1) && fail "a hint is left after clear: $out"
+# a task in the cleared cgroup has no class: hintpol places none of its runs
+gated "$PROBE" cpus 1
+echo "$GATED_PID" >$CG/hs-place/cgroup.procs
+release
+note "hint cleared: $GATED_OUT"
+expect_eq "class placements after the clear" "$(counter class_placed)" "$placed1"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
 rmdir $CG/hs-place/child $CG/hs-place

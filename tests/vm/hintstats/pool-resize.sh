@@ -5,6 +5,7 @@
 # and the task runs.
 . "$(dirname "$0")/common.inc"
 start_hintpol --pool-plan "a=0 b=1 c=2-3" --resize "a=0-1 b=2-3"
+cgroup_at_exit $CG/hs-resize
 mkdir -p $CG/hs-resize
 hintctl set cgroup $CG/hs-resize pool=2 class=1
 id=$(stat -c %i $CG/hs-resize)

@@ -13,6 +13,7 @@ expect_eq "client message" "$out" "hintctl: set: tgid $$: importance 8 out of ra
 out=$("$HINTCTL" set tgid $$ pool=2 2>&1) && fail "pool 2 accepted"
 expect_eq "client message" "$out" "hintctl: set: tgid $$: pool 2 out of range: policy 'hintpol' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)"
 
+cgroup_at_exit $CG/hs-reject
 mkdir -p $CG/hs-reject
 hintctl set cgroup $CG/hs-reject class=1
 rej0=$(counter hint_reject)

@@ -4,6 +4,7 @@
 # answering with the new skeleton. Placement still follows the hints.
 . "$(dirname "$0")/common.inc"
 start_hintpol
+cgroup_at_exit $CG/hs-restart
 mkdir -p $CG/hs-restart/a $CG/hs-restart/b
 hintctl set cgroup $CG/hs-restart/a class=1
 hintctl set cgroup $CG/hs-restart/b class=2 importance=3

@@ -30,3 +30,4 @@ for ((i = 0; i < 100; i++)); do
 done
 expect_eq "entries after a registered thread exited" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0

@@ -45,6 +45,7 @@ rate=$(awk '/^enqueue/ {r = $3} END {print r}' /tmp/table.out)
 [[ $rate =~ ^[0-9]+\.[0-9]$ ]] && [ "${rate%.*}" -gt 0 ] || fail "enqueue rate '$rate': $(cat /tmp/table.out)"
 note "enqueue rate $rate/s"
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
 [ -e "$SOCK" ] && fail "socket left behind after the policy stopped"
 out=$("$STAT" --json 2>&1) && fail "scxpol-stat found a server after the policy stopped"
 expect_eq "no socket" "$out" "scxpol-stat: no policy serves stats here (no socket in /run/scxpol)"
@@ -61,3 +62,4 @@ expect_eq "pools" "$(jq -c '[.pools[] | [.name, .cpus, .nr_cpus]]' /tmp/snap2.js
 grep -Eq '^lc +0-1 +2 +[0-9]+$' /tmp/table2.out || fail "no pool in the table: $(cat /tmp/table2.out)"
 note "$(jq -c .pools /tmp/snap2.json)"
 stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0

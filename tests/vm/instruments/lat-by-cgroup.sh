@@ -2,6 +2,7 @@
 # subtree: two probes in two cgroups are counted apart, nothing else is seen.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 . "$SCXPOL_SRC/tests/vm/instruments/checks.inc"
+cgroup_at_exit /sys/fs/cgroup/lat-test
 mkdir -p /sys/fs/cgroup/lat-test/a /sys/fs/cgroup/lat-test/b
 start_lat /tmp/lat.json --by cgroup --filter-cgroup /lat-test --json
 run_in_cgroup lat-test/a "$PROBE" sleepwake 2 1000 >/tmp/a.out &

@@ -4,6 +4,7 @@
 # path as the namespace shows it.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 . "$SCXPOL_SRC/tests/vm/instruments/checks.inc"
+cgroup_at_exit /sys/fs/cgroup/lat-ns
 mkdir -p /sys/fs/cgroup/lat-ns/a /sys/fs/cgroup/lat-ns/b
 # start_lat, but in the namespace: unshare and sh exec, LAT_PID stays the tracer
 (echo "$BASHPID" >/sys/fs/cgroup/lat-ns/cgroup.procs &&

@@ -2,6 +2,7 @@
 # its numbers are consistent, and scxpol-lat (by comm, filtered to the
 # workload's cgroups) sees its thread classes with as many sleeps as wakeups.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
+cgroup_at_exit /sys/fs/cgroup/wl-test
 mkdir -p /sys/fs/cgroup/wl-test
 start_lat /tmp/lat.json --by comm --filter-cgroup /wl-test --json
 "$SCXPOL_BUILD/tools/scxpol-workload" --duration 3 --worker-cgroup wl-test/lc \

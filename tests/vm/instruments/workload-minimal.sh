@@ -2,6 +2,7 @@
 # cgroups, and scxpol-lat --by cgroup reports both groups.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 start_policy minimal /tmp/minimal.log "$SCXPOL_BUILD/examples/minimal/minimal"
+cgroup_at_exit /sys/fs/cgroup/wl-test
 mkdir -p /sys/fs/cgroup/wl-test
 start_lat /tmp/lat.json --by cgroup --filter-cgroup /wl-test --json
 "$SCXPOL_BUILD/tools/scxpol-workload" --duration 3 --worker-cgroup wl-test/lc \

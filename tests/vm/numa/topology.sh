@@ -3,7 +3,7 @@
 # topology_sane and splits the LLC at the node boundary; vm-run must not take
 # that warning for a crash (or this suite would fail before reporting). The
 # library reads two nodes, one LLC in each, and a policy attaches and runs
-# tasks there.
+# tasks in both (as many spinners as CPUs, each in sched_ext).
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 expect_eq "online nodes" "$(cat /sys/devices/system/node/online)" 0-1
 topo=$("$SCXPOL_BUILD/tools/scxpol-topo") || fail "scxpol-topo failed: $topo"
@@ -24,10 +24,18 @@ b=$!
 c=$!
 "$PROBE" spin 2 >/tmp/d.out &
 d=$!
+sleep 0.5
+for p in $a $b $c $d; do
+	in_ext $p || fail "spinner $p is not in sched_ext"
+done
 wait $a $b $c $d
 assert_attached minimal
 seen=$(for f in /tmp/[abcd].out; do field cpus "$(cat "$f")"; done | paste -sd,)
 note "4 spinners under minimal ran on CPUs $seen"
+for n in 0 1; do
+	cpus_meet "$seen" "$(cat /sys/devices/system/node/node$n/cpulist)" ||
+		fail "no spinner ran in node $n (CPUs $(cat /sys/devices/system/node/node$n/cpulist)): $seen"
+done
 for f in /tmp/[abcd].out; do
 	[ "$(field iters "$(cat "$f")")" -gt 0 ] || fail "a spinner made no progress: $(cat "$f")"
 done
