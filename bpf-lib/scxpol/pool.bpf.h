@@ -59,11 +59,11 @@
 #define SCXPOL_POOL_SHARED (-1)
 
 /*
- * Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU serves the shared
- * queue before the CPU's own pool, so tasks in no pool make progress when
- * every pool is saturated (the watchdog ejects a scheduler that starves a
- * task for 30 s); and, that failing, a task stranded or starving in
- * another pool's queue (scxpol_pool_stranded()).
+ * Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU takes a task
+ * stranded or starving in another pool's queue (scxpol_pool_stranded()),
+ * or else serves the shared queue, before the CPU's own pool, so those
+ * tasks and tasks in no pool make progress when every pool is saturated
+ * (the watchdog ejects a scheduler that starves a task for 30 s).
  */
 #ifndef SCXPOL_POOL_SHARED_EVERY
 #define SCXPOL_POOL_SHARED_EVERY 8
@@ -1164,6 +1164,7 @@ static __always_inline bool scxpol_pool__keep(const struct scxpol_pool_view *v,
 		    (pin && !scxpol_time_before(vtime, *pin)))
 			return false;
 	}
+	scxpol_vtime_kept_ctx(c, t);
 	scxpol_task_set_slice(prev, t->slice);
 	return true;
 }
@@ -1209,9 +1210,9 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
  * queue of other tasks pinned to @cpu, the same way
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
  * (a LEND pool) the queues of BORROW pools not looked at already, nearest
- * first. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first at
- * the shared queue, then for a task stranded or starving in another pool's
- * queue (scxpol_pool_stranded(); counted as a steal). A CPU in no pool
+ * first. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first
+ * for a task stranded or starving in another pool's queue
+ * (scxpol_pool_stranded(); counted as a steal), then at the shared queue. A CPU in no pool
  * serves the shared queue (and its pinned tasks) only, and stranded tasks.
  * Counts where the task came from (SCXPOL_STAT_DISPATCH_*) and returns it
  * (enum scxpol_pool_source).
@@ -1232,10 +1233,11 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (pc && ++pc->nr_dispatch % SCXPOL_POOL_SHARED_EVERY == 0)
 		shared_first = true;
 	waiting = scxpol_pool_pinned_waiting(cpu);
-	if (shared_first && (src = scxpol_pool__take_shared(cpu, waiting)) != SCXPOL_POOL_SRC_NONE)
-		return src;
+	/* a stranded task has no other way out: before a shared queue that is never empty */
 	if (shared_first && scxpol_pool__rescue(v, cpu, pool))
 		return SCXPOL_POOL_SRC_RESCUE;
+	if (shared_first && (src = scxpol_pool__take_shared(cpu, waiting)) != SCXPOL_POOL_SRC_NONE)
+		return src;
 	s = scxpol_pool__slot(v, pool);
 	if (waiting && scxpol_pool__head_vtime(SCXPOL_DSQ_CPU(cpu), &pin, &pin_pool)) {
 		/* queued on another pool's clock, before a resize moved @cpu: due now */

@@ -226,10 +226,28 @@ static __always_inline u64 scxpol_vtime_requeue_ctx(struct scxpol_vclock *c, str
 	return scxpol_time_before(vtime, now) ? now : vtime;
 }
 
-/* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it. */
+/*
+ * A task whose slice ran out goes on running without being queued again
+ * (kept: scxpol_pool_dispatch_prev()). Under ALG1 that counts as an
+ * enqueue for the reset: else a task that slept often before (on idle
+ * CPUs, placed without ops.enqueue), then kept stint after stint, would
+ * keep its charge divided by all those sleeps, and the CPU for as long as
+ * it runs, while the tasks queued behind it starve.
+ */
+static __always_inline void scxpol_vtime_kept_ctx(struct scxpol_vclock *c,
+						  struct scxpol_task_ctx *t)
+{
+	if (!t || c->rule != SCXPOL_VTIME_ALG1)
+		return;
+	if (c->reset_every && t->nr_enqueues % c->reset_every == 0)
+		t->nr_sleeps = 0;
+	t->nr_enqueues++;
+}
+
+/* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it (short of nr_sleeps + 1 wrapping). */
 static __always_inline void scxpol_vtime_quiescent_ctx(struct scxpol_task_ctx *t, u64 deq_flags)
 {
-	if (t && (deq_flags & SCXPOL_DEQ_SLEEP) && t->nr_sleeps < 0xffffffff)
+	if (t && (deq_flags & SCXPOL_DEQ_SLEEP) && t->nr_sleeps < 0xfffffffe)
 		t->nr_sleeps++;
 }
 

@@ -1336,9 +1336,12 @@ static void test_resize_stranded_task_is_rescued(void **state)
 	v = view();
 	assert_true(scxpol_pool_stranded(&v, 2));
 	assert_true(scxpol_pool_stranded(&v, 4));
-	/* d1 is busy: its CPU 3 serves its own queue, then rescues p */
+	/* d1 is busy, and so is the shared queue: CPU 3 serves d1, then rescues p */
 	for (i = 0; i < 16; i++)
 		enqueue(task(2 + i, 3), 1, 0);
+	for (i = 0; i < 4; i++)
+		enqueue(task(18 + i, 3), SCXPOL_POOL_SHARED, 0);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 4);
 	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
 		assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_POOL);
 	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_RESCUE);
@@ -1487,6 +1490,45 @@ static void test_prev_keeps_cpu_when_ahead(void **state)
 	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_POOL);
 	assert_ptr_equal(fake_local_at(0, 0), q);
 	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_POOL), 2);
+}
+
+/*
+ * Under Algorithm 1 (reset every 4th enqueue here) each keep counts as an
+ * enqueue: a task that slept 1000 times (placed on idle CPUs, without
+ * ops.enqueue, it never reached a reset) and now runs on loses that credit
+ * at the 4th keep, and the CPU to the task queued 10 ms ahead of it at the
+ * next slice's end; else its stint, charged /1001, kept it for 2000 slices.
+ */
+static void test_alg1_keeps_count_for_the_reset(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct scxpol_vclock rule = { .rule = SCXPOL_VTIME_ALG1, .reset_every = 4 };
+	struct task_struct *p = task(0, 0), *q = task(1, 0);
+	int i;
+
+	(void)state;
+	setup_pools(4, 4);
+	assert_int_equal(scxpol_pool_init(&rule), 0);
+	publish_ok(plan, 2);
+	busy("0-3");
+	run_on(p, 0, 0);
+	scxpol_task_ctx(p)->nr_sleeps = 1000;
+	/* q comes in 10 ms past the clock (its last run, charged on requeue) */
+	scxpol_task_ctx(q)->pool = 0;
+	scxpol_task_ctx(q)->nr_enqueues = 1;
+	scxpol_task_ctx(q)->last_runtime = 10 * MS;
+	enqueue(q, 0, 0);
+	assert_int_equal(q->scx.dsq_vtime, scxpol_pool_vclock(0)->now + 10 * MS);
+	for (i = 1; i <= 4; i++) {
+		fake_advance(SLICE);
+		p->scx.slice = 0;
+		assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_KEEP);
+	}
+	assert_int_equal(scxpol_task_ctx(p)->nr_sleeps, 0);
+	fake_advance(SLICE);
+	p->scx.slice = 0;
+	assert_int_equal(dispatch_prev(0, p), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(0, 0), q);
 }
 
 static void test_prev_keeps_cpu_rather_than_steal(void **state)
@@ -1709,6 +1751,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ctx_on_demand_is_in_no_pool, setup_4),
 		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_when_ahead, setup_llc3),
+		cmocka_unit_test(test_alg1_keeps_count_for_the_reset),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_rather_than_steal, setup_llc3),
 		cmocka_unit_test_setup(test_prev_keeps_cpu_when_head_cannot_run_here, setup_llc3),
 		cmocka_unit_test_setup(test_prev_of_another_pool_is_not_kept, setup_llc3),
