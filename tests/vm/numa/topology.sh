@@ -16,15 +16,15 @@ note "$(grep -E '^(nodes|  node|  llc)' <<<"$topo" | tr -s ' ' | paste -sd';')"
 warned=$(dmesg | grep -c "sibling CPU #[0-9]* is not on the same node")
 note "kernel topology_sane warnings ignored by vm-run: $warned"
 start_policy minimal /tmp/minimal.log "$SCXPOL_BUILD/examples/minimal/minimal"
-"$PROBE" spin 2 >/tmp/a.out &
+"$PROBE" spin 4 >/tmp/a.out &
 a=$!
-"$PROBE" spin 2 >/tmp/b.out &
+"$PROBE" spin 4 >/tmp/b.out &
 b=$!
-"$PROBE" spin 2 >/tmp/c.out &
+"$PROBE" spin 4 >/tmp/c.out &
 c=$!
-"$PROBE" spin 2 >/tmp/d.out &
+"$PROBE" spin 4 >/tmp/d.out &
 d=$!
-sleep 0.5
+# at once: a loaded emulator may not run this shell again before they end
 for p in $a $b $c $d; do
 	in_ext $p || fail "spinner $p is not in sched_ext"
 done
