@@ -99,6 +99,21 @@ static __always_inline void scxpol_vtime_enable(struct scxpol_vclock *c, struct 
 }
 
 /*
+ * Algorithm 1's count of enqueues (a keep counts too: scxpol_vtime_kept_ctx()):
+ * whether this one is the n-th, which resets the sleep count.
+ */
+static __always_inline bool scxpol_vtime__alg1_reset(struct scxpol_vclock *c,
+						     struct scxpol_task_ctx *t)
+{
+	bool reset = c->reset_every && t->nr_enqueues % c->reset_every == 0;
+
+	if (reset)
+		t->nr_sleeps = 0;
+	t->nr_enqueues++;
+	return reset;
+}
+
+/*
  * The vtime to insert @p with (ops.enqueue), applying the lag rules and the
  * clock's rule, or the head of the queue with SCXPOL_ENQ_HEAD in
  * @enq_flags. @slice is the slice @p will get. Also stores the lag-ruled
@@ -116,14 +131,11 @@ static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, str
 	if (t) {
 		t->slice = slice;
 		if (c->rule == SCXPOL_VTIME_ALG1) {
-			if (c->reset_every && t->nr_enqueues % c->reset_every == 0) {
-				vtime = now;
-				t->nr_sleeps = 0;
-			} else {
-				vtime += t->last_runtime / (t->nr_sleeps + 1);
-			}
+			u32 sleeps = t->nr_sleeps;
+
+			vtime = scxpol_vtime__alg1_reset(c, t) ? now
+							     : vtime + t->last_runtime / (sleeps + 1);
 		}
-		t->nr_enqueues++;
 	}
 	floor = (enq_flags & SCXPOL_ENQ_WAKEUP) ? now - slice : now;
 	if (scxpol_time_before(vtime, floor))
@@ -237,11 +249,8 @@ static __always_inline u64 scxpol_vtime_requeue_ctx(struct scxpol_vclock *c, str
 static __always_inline void scxpol_vtime_kept_ctx(struct scxpol_vclock *c,
 						  struct scxpol_task_ctx *t)
 {
-	if (!t || c->rule != SCXPOL_VTIME_ALG1)
-		return;
-	if (c->reset_every && t->nr_enqueues % c->reset_every == 0)
-		t->nr_sleeps = 0;
-	t->nr_enqueues++;
+	if (t && c->rule == SCXPOL_VTIME_ALG1)
+		scxpol_vtime__alg1_reset(c, t);
 }
 
 /* @p goes to sleep (ops.quiescent with SCX_DEQ_SLEEP): count it (short of nr_sleeps + 1 wrapping). */
