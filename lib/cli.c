@@ -50,16 +50,19 @@ static int no_value(const char *opt)
 	return scxpol_err_quiet(EINVAL, "%s needs a value", opt ? opt : "an option");
 }
 
-/* @arg as decimal digits only: strtoull() would take a sign ("-1" wraps around) and space. */
-static int digits(const char *arg, unsigned long long *v)
+/*
+ * The @len characters at @arg as decimal digits only: strtoull() would take
+ * a sign ("-1" wraps around) and space.
+ */
+static int digits(const char *arg, size_t len, unsigned long long *v)
 {
 	char *end;
 
-	if (!isdigit((unsigned char)arg[0]))
+	if (!len || !isdigit((unsigned char)arg[0]))
 		return -EINVAL;
 	errno = 0;
 	*v = strtoull(arg, &end, 10);
-	if (*end)
+	if (end != arg + len)
 		return -EINVAL;
 	return errno ? -ERANGE : 0;
 }
@@ -73,7 +76,7 @@ int scxpol_cli_parse_uint(const char *opt, const char *arg, unsigned long long l
 	if (!arg)
 		return no_value(opt);
 
-	r = digits(arg, &v);
+	r = digits(arg, strlen(arg), &v);
 	if (!r && (v < lo || v > hi))
 		r = -ERANGE;
 	if (r)
@@ -81,6 +84,36 @@ int scxpol_cli_parse_uint(const char *opt, const char *arg, unsigned long long l
 					lo, hi);
 	*out = v;
 	return 0;
+}
+
+int scxpol_cli_parse_uint_list(const char *opt, const char *arg, char sep,
+			       unsigned long long lo, unsigned long long hi,
+			       unsigned long long *out, unsigned int max)
+{
+	const char seps[2] = { sep, '\0' };
+	unsigned int n = 0;
+	const char *p;
+	size_t len;
+	int r;
+
+	if (!arg)
+		return no_value(opt);
+	/* digits() reads up to the first non-digit, which must be the separator */
+	if (isdigit((unsigned char)sep))
+		return scxpol_err_quiet(EINVAL, "%s: the separator '%c' is a digit", opt, sep);
+	for (p = arg;; p += len + 1, n++) {
+		len = strcspn(p, seps);
+		if (n == max)
+			return scxpol_err_quiet(E2BIG, "%s '%s': more than %u items", opt, arg, max);
+		r = digits(p, len, &out[n]);
+		if (!r && (out[n] < lo || out[n] > hi))
+			r = -ERANGE;
+		if (r)
+			return scxpol_err_quiet(-r, "%s '%s': item %u '%.*s': want a whole number in "
+						"%llu..%llu", opt, arg, n + 1, (int)len, p, lo, hi);
+		if (!p[len])
+			return (int)n + 1;
+	}
 }
 
 int scxpol_cli_parse_double(const char *opt, const char *arg, double lo, double hi,
@@ -115,7 +148,7 @@ int scxpol_cli_parse_group(const char *opt, const char *arg, int *gid)
 	if (!arg)
 		return no_value(opt);
 
-	if (!digits(arg, &v) && v <= 0x7fffffff) {
+	if (!digits(arg, strlen(arg), &v) && v <= 0x7fffffff) {
 		*gid = (int)v;
 		return 0;
 	}

@@ -817,30 +817,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Split @arg at @sep into exactly @n whole numbers 0..@hi into @v, each read
- * by scxpol_cli_parse_uint() (the library's rule: decimal digits only, in
- * range). 0 or -EINVAL; the caller words the message.
- */
-static int parse_uint_list(const char *opt, const char *arg, char sep, unsigned int n,
-			   unsigned long long hi, unsigned long long *v)
-{
-	const char *p = arg, *q;
-	char field[24];
-	unsigned int i;
-
-	for (i = 0; i < n; i++, p = q + 1) {
-		q = i + 1 < n ? strchr(p, sep) : p + strlen(p);
-		if (!q || (size_t)(q - p) >= sizeof(field))
-			return -EINVAL;
-		memcpy(field, p, (size_t)(q - p));
-		field[q - p] = '\0';
-		if (scxpol_cli_parse_uint(opt, field, 0, hi, &v[i]))
-			return -EINVAL;
-	}
-	return 0;
-}
-
 int faas_kind_mix_check(const unsigned int *mix, char *err, size_t errlen)
 {
 	unsigned int sum = 0;
@@ -864,7 +840,7 @@ int faas_parse_kind_mix(const char *opt, const char *arg, unsigned int *mix, cha
 	unsigned int m[FAAS_NR_KINDS];
 	int k;
 
-	if (!parse_uint_list(opt, arg, ',', FAAS_NR_KINDS, 100, v)) {
+	if (scxpol_cli_parse_uint_list(opt, arg, ',', 0, 100, v, FAAS_NR_KINDS) == FAAS_NR_KINDS) {
 		for (k = 0; k < FAAS_NR_KINDS; k++)
 			m[k] = (unsigned int)v[k];
 		/* all 0 is the default to faas_kind_mix_check(), not a mix given */
@@ -882,9 +858,9 @@ int faas_parse_minutes(const char *opt, const char *arg, unsigned int *first,
 		       unsigned int *last, char *err, size_t errlen)
 {
 	unsigned long long v[2];
-	unsigned int n = strchr(arg, '-') ? 2 : 1;
+	int n = scxpol_cli_parse_uint_list(opt, arg, '-', 1, MAX_MINUTES, v, 2);
 
-	if (parse_uint_list(opt, arg, '-', n, MAX_MINUTES, v) || !v[0] || v[0] > v[n - 1])
+	if (n < 0 || v[0] > v[n - 1])
 		return faas_errf(err, errlen, EINVAL,
 				 "%s '%s': want A or A-B with 1 <= A <= B <= %d", opt, arg,
 				 MAX_MINUTES);

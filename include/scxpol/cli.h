@@ -80,6 +80,21 @@ SCXPOL_API int scxpol_cli_parse_uint(const char *opt, const char *arg, unsigned 
 				     unsigned long long hi, unsigned long long *out);
 
 /*
+ * scxpol_cli_parse_uint_list - @arg as up to @max whole numbers in
+ * @lo..@hi separated by @sep (",": "3,5,8"), each read as
+ * scxpol_cli_parse_uint() reads one, into @out[0..]. An empty item ("",
+ * "1,,2", a trailing @sep) is refused like any other that is no number.
+ * The number of items (1..@max); -EINVAL for a bad item, -ERANGE for one
+ * outside @lo..@hi, -E2BIG for more than @max; the message is "<@opt>
+ * '<@arg>': item <n> '<item>': want a whole number in <@lo>..<@hi>" or
+ * "<@opt> '<@arg>': more than <@max> items". A failed parse may have
+ * written @out up to the bad item.
+ */
+SCXPOL_API int scxpol_cli_parse_uint_list(const char *opt, const char *arg, char sep,
+					  unsigned long long lo, unsigned long long hi,
+					  unsigned long long *out, unsigned int max);
+
+/*
  * scxpol_cli_parse_double - @arg as a number greater than @lo and at most
  * @hi into *@out (a decimal number as strtod() reads it: no hex, no leading
  * space, no NaN).

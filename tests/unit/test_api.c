@@ -162,6 +162,8 @@ static void test_cli(void **state)
 	assert_string_equal(scxpol_last_error(), "--slice-us needs a value");
 	assert_int_equal(scxpol_cli_parse_double("--util", NULL, 0, 1, &d), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "--util needs a value");
+	assert_int_equal(scxpol_cli_parse_uint_list("--pid", NULL, ',', 1, 10, &u, 1), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "--pid needs a value");
 	assert_int_equal(scxpol_cli_parse_group("--pin-group", NULL, &gid), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "--pin-group needs a value");
 	/* numbers are decimal, as the whole numbers are */

@@ -117,6 +117,57 @@ static void test_parse_uint(void **state)
 	uint_refused("0x10", 0, 100, EINVAL, "--domains '0x10': want a whole number in 0..100");
 }
 
+static void list_refused(const char *arg, char sep, unsigned int max, int err, const char *msg)
+{
+	unsigned long long v[4];
+
+	logged = 0;
+	assert_int_equal(scxpol_cli_parse_uint_list("--pid", arg, sep, 1, 100, v, max), -err);
+	assert_string_equal(scxpol_last_error(), msg);
+	assert_int_equal(logged, 0);
+}
+
+static void test_parse_uint_list(void **state)
+{
+	unsigned long long v[4] = { 0 };
+
+	(void)state;
+	assert_int_equal(scxpol_cli_parse_uint_list("--pid", "7", ',', 1, 100, v, 4), 1);
+	assert_int_equal(v[0], 7);
+	assert_int_equal(scxpol_cli_parse_uint_list("--pid", "1,100,007,5", ',', 1, 100, v, 4), 4);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[1], 100);
+	assert_int_equal(v[2], 7);
+	assert_int_equal(v[3], 5);
+	assert_int_equal(scxpol_cli_parse_uint_list("--minutes", "2-9", '-', 1, 100, v, 2), 2);
+	assert_int_equal(v[0], 2);
+	assert_int_equal(v[1], 9);
+
+	list_refused("1,2,3", ',', 2, E2BIG, "--pid '1,2,3': more than 2 items");
+	list_refused("", ',', 4, EINVAL, "--pid '': item 1 '': want a whole number in 1..100");
+	list_refused("1,,2", ',', 4, EINVAL, "--pid '1,,2': item 2 '': want a whole number in 1..100");
+	list_refused("1,", ',', 4, EINVAL, "--pid '1,': item 2 '': want a whole number in 1..100");
+	list_refused("1, 2", ',', 4, EINVAL,
+		     "--pid '1, 2': item 2 ' 2': want a whole number in 1..100");
+	list_refused("1,x", ',', 4, EINVAL, "--pid '1,x': item 2 'x': want a whole number in 1..100");
+	list_refused("1,-1", ',', 4, EINVAL,
+		     "--pid '1,-1': item 2 '-1': want a whole number in 1..100");
+	list_refused("0", ',', 4, ERANGE, "--pid '0': item 1 '0': want a whole number in 1..100");
+	list_refused("1,101", ',', 4, ERANGE,
+		     "--pid '1,101': item 2 '101': want a whole number in 1..100");
+	/* leading zeros are no limit, as in one number; more digits than 64 bits hold are */
+	assert_int_equal(scxpol_cli_parse_uint_list("--pid", "2,000000000000000000000000000000000001",
+						    ',', 1, 100, v, 4), 2);
+	assert_int_equal(v[1], 1);
+	list_refused("1,100000000000000000000000000000000000", ',', 4, ERANGE,
+		     "--pid '1,100000000000000000000000000000000000': item 2 "
+		     "'100000000000000000000000000000000000': want a whole number in 1..100");
+	list_refused("1,2x", ',', 4, EINVAL, "--pid '1,2x': item 2 '2x': want a whole number in 1..100");
+	list_refused("1-2", '1', 4, EINVAL, "--pid: the separator '1' is a digit");
+	/* a separator other than the one asked for is part of an item */
+	list_refused("1-2", ',', 4, EINVAL, "--pid '1-2': item 1 '1-2': want a whole number in 1..100");
+}
+
 static void double_refused(const char *arg, double lo, double hi, int err, const char *msg)
 {
 	double v = 7;
@@ -580,6 +631,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_parse_uint_list),
 		cmocka_unit_test(test_parse_double),
 		cmocka_unit_test(test_parse_group),
 		cmocka_unit_test(test_values),

@@ -185,45 +185,32 @@ static bool pid_ns_foreign(void)
 }
 
 /*
- * --pid: ids separated by commas, each a whole number as the library's
- * command lines read them (scxpol_cli_parse_uint(): digits only); an empty
- * item (",,", a trailing ',') is refused like any other that is no id.
+ * --pid: ids separated by commas (scxpol_cli_parse_uint_list()), checked
+ * to be live processes or threads of this PID namespace.
  */
 static int parse_pids(const char *arg, struct opts *o)
 {
-	unsigned int first = o->nr_pids, i;
-	unsigned long long v;
-	const char *p = arg;
-	char item[16];
-	size_t n;
+	unsigned long long v[MAX_PIDS];
+	int n, i;
 
-	if (!arg[0]) {
-		fprintf(stderr, "scxpol-lat: --pid '%s': no ids\n", arg);
-		return -EINVAL;
+	n = scxpol_cli_parse_uint_list("--pid", arg, ',', 1, INT_MAX, v,
+				       MAX_PIDS - o->nr_pids);
+	if (n == -E2BIG) {
+		fprintf(stderr, "scxpol-lat: --pid: more than %d ids in all\n", MAX_PIDS);
+		return n;
 	}
-	for (;; p += n + 1) {
-		n = strcspn(p, ",");
-		/* one too long for item[] is no id either (INT_MAX has 10 digits) */
-		snprintf(item, sizeof(item), "%.*s", (int)n, p);
-		if (n >= sizeof(item) || scxpol_cli_parse_uint("--pid", item, 1, INT_MAX, &v)) {
-			fprintf(stderr, "scxpol-lat: --pid '%s': '%.*s' is not a process or thread "
-				"id\n", arg, (int)n, p);
-			return -EINVAL;
-		}
-		if (o->nr_pids == MAX_PIDS) {
-			fprintf(stderr, "scxpol-lat: --pid: more than %d ids\n", MAX_PIDS);
-			return -E2BIG;
-		}
-		o->pids[o->nr_pids++] = (__u32)v;
-		if (!p[n])
-			break;
+	if (n < 0) {
+		fprintf(stderr, "scxpol-lat: %s\n", scxpol_last_error());
+		return n;
 	}
 	/* after the syntax of every id: a bad one is reported first */
 	if (pid_ns_foreign())
 		return -ESRCH;
-	for (i = first; i < o->nr_pids; i++)
-		if (pid_missing(arg, o->pids[i]))
+	for (i = 0; i < n; i++) {
+		if (pid_missing(arg, (__u32)v[i]))
 			return -ESRCH;
+		o->pids[o->nr_pids++] = (__u32)v[i];
+	}
 	return 0;
 }
 

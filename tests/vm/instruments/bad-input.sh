@@ -14,10 +14,10 @@ expect_fail() {
 
 expect_fail 2 "scxpol-lat: --by 'pid': want cgroup, comm or comm:N (N = 1..15)" "$LAT" --by pid
 expect_fail 2 "scxpol-lat: --by 'comm:16': want cgroup, comm or comm:N (N = 1..15)" "$LAT" --by comm:16
-expect_fail 2 "scxpol-lat: --pid '12,x': 'x' is not a process or thread id" "$LAT" --pid 12,x
+expect_fail 2 "scxpol-lat: --pid '12,x': item 2 'x': want a whole number in 1..2147483647" "$LAT" --pid 12,x
 # numbers are read by the library's rule (no space, sign or hex); no empty id
-expect_fail 2 "scxpol-lat: --pid '1,,1': '' is not a process or thread id" "$LAT" --pid 1,,1
-expect_fail 2 "scxpol-lat: --pid ' 1': ' 1' is not a process or thread id" "$LAT" --pid ' 1'
+expect_fail 2 "scxpol-lat: --pid '1,,1': item 2 '': want a whole number in 1..2147483647" "$LAT" --pid 1,,1
+expect_fail 2 "scxpol-lat: --pid ' 1': item 1 ' 1': want a whole number in 1..2147483647" "$LAT" --pid ' 1'
 expect_fail 2 "scxpol-lat: --by 'comm:+5': want cgroup, comm or comm:N (N = 1..15)" "$LAT" --by comm:+5
 expect_fail 2 "scxpol-lat: --duration '0x10': want a number in (0, 1e+06]" "$LAT" --duration 0x10
 expect_fail 2 "scxpol-lat: --max-groups ' 5': want a whole number in 1..65536" "$LAT" --max-groups ' 5'
