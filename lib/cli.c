@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -291,6 +292,13 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 	case OPT_PIN_GROUP:
 		if (scxpol_cli_parse_group("--pin-group", arg, &gid))
 			return scxpol_cli_usage_error(c);
+		/* pin_gid 0 is "the loader's group": that is group 0 only for a loader in it */
+		if (!gid && getegid()) {
+			scxpol_err_quiet(EINVAL, "--pin-group '%s': group 0 is given only as the "
+					 "loader's own group, and it runs with group %u", arg,
+					 (unsigned int)getegid());
+			return scxpol_cli_usage_error(c);
+		}
 		c->pin_gid = gid;
 		c->pin_mode = 0660;
 		return SCXPOL_CLI_CONTINUE;

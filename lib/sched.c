@@ -250,7 +250,8 @@ static int fix_pin_perms(struct scxpol_sched *s)
 {
 	unsigned int mode = pin_mode(s);
 	unsigned int dmode = scxpol_pin_dir_mode(mode);
-	int gid = s->opts.pin_gid;
+	/* always set: a group an earlier run gave the reused pins is taken back */
+	gid_t gid = s->opts.pin_gid > 0 ? (gid_t)s->opts.pin_gid : getegid();
 	struct bpf_map *map;
 	bool any = false;
 
@@ -262,15 +263,15 @@ static int fix_pin_perms(struct scxpol_sched *s)
 		any = true;
 		if (chmod(path, mode))
 			return scxpol_err(errno, "chmod %o %s: %s", mode, path, strerror(errno));
-		if (gid > 0 && chown(path, (uid_t)-1, (gid_t)gid))
-			return scxpol_err(errno, "chown :%d %s: %s", gid, path, strerror(errno));
+		if (chown(path, (uid_t)-1, gid))
+			return scxpol_err(errno, "chown :%u %s: %s", gid, path, strerror(errno));
 	}
 	if (!any)
 		return 0;
 	if (chmod(s->pin_root, dmode))
 		return scxpol_err(errno, "chmod %o %s: %s", dmode, s->pin_root, strerror(errno));
-	if (gid > 0 && chown(s->pin_root, (uid_t)-1, (gid_t)gid))
-		return scxpol_err(errno, "chown :%d %s: %s", gid, s->pin_root, strerror(errno));
+	if (chown(s->pin_root, (uid_t)-1, gid))
+		return scxpol_err(errno, "chown :%u %s: %s", gid, s->pin_root, strerror(errno));
 	return 0;
 }
 

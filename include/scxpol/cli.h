@@ -167,7 +167,8 @@ struct scxpol_cli {
 	/*
 	 * --pin-group G: G's gid and mode 0660, for scxpol_sched_opts'
 	 * pin_gid and pin_mode; scxpol_cli_run() gives the stats socket the
-	 * same.
+	 * same. Group 0 (root) is refused unless the loader runs with group
+	 * 0: pin_gid 0 means the loader's group.
 	 */
 	int pin_gid;
 	unsigned int pin_mode;

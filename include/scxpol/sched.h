@@ -57,7 +57,9 @@ struct scxpol_sched_opts {
 	const char *pin_root;
 	/*
 	 * Mode of pinned map files (default 0600) and their group (0 or -1:
-	 * keep the loader's, which is root's for a loader run by root).
+	 * the loader's effective group, root's for a loader run by root), set
+	 * at every load: pins reused from an earlier run lose the group it
+	 * gave them.
 	 */
 	unsigned int pin_mode;
 	int pin_gid;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -380,7 +381,7 @@ static void test_values(void **state)
 	assert_string_equal(p.cli.stats_socket, "/tmp/x.sock");
 	expect_streams(&p.st, "", "");
 
-	/* nothing given: all zero, which scxpol_sched_opts reads as "keep" */
+	/* nothing given: all zero, which scxpol_sched_opts reads as the loader's group */
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, none), SCXPOL_CLI_CONTINUE);
 	assert_int_equal(p.cli.pin_gid, 0);
 	assert_int_equal(p.cli.pin_mode, 0);
@@ -401,6 +402,35 @@ static void test_pin_group_by_name(void **state)
 	assert_int_equal(p.cli.pin_gid, 0);
 	assert_int_equal(p.cli.pin_mode, 0660);
 	expect_streams(&p.st, "", "");
+}
+
+/*
+ * Group 0 is pin_gid's "the loader's group": a loader running with another
+ * group refuses --pin-group root rather than give the pins its own group.
+ */
+static void test_pin_group_root_needs_root_group(void **state)
+{
+	char *args[] = { "mypol", "--pin-group", "0", NULL };
+	struct parse p;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (setegid(4242))
+			_exit(3);
+		if (parse(&p, "mypol", ALL_FLAGS, NULL, args) != 2)
+			_exit(1);
+		fclose(p.st.out);
+		fclose(p.st.err);
+		_exit(strcmp(p.st.err_buf, "mypol: --pin-group '0': group 0 is given only as the "
+				"loader's own group, and it runs with group 4242\n") ? 2 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 /* A second parse starts over (getopt's optind), with operands moved after the options. */
@@ -636,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_parse_group),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_pin_group_by_name),
+		cmocka_unit_test(test_pin_group_root_needs_root_group),
 		cmocka_unit_test(test_parse_twice),
 		cmocka_unit_test(test_endings),
 		cmocka_unit_test(test_misuse),

@@ -27,3 +27,21 @@ out=$("${nobody[@]}" "$HINTCTL" set tgid $$ class=1 2>&1) && fail "nobody wrote 
 expect_eq "non-member hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0710 owned by root:4242; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
+
+# A later run gives the pins its own group, taking back what an earlier run
+# gave: --pin-group root (gid 0) is root's, not "keep 4242"; no group at all
+# is the loader's (root's), mode 0600.
+start_hintpol --pin-group root
+expect_eq "pin directory, group root" "$(stat -c '%a %g' "$PINS")" "710 0"
+expect_eq "a pin, group root" "$(stat -c '%a %g' "$PINS/scxpol_hint_tid")" "660 0"
+out=$("${member[@]}" "$HINTCTL" set tgid $$ class=1 2>&1) && fail "a member of 4242 still wrote a hint"
+expect_eq "former member's hint write" "$out" "hintctl: open: cannot open $PINS/scxpol_hint_cgrp: Permission denied (directory $PINS is mode 0710 owned by root:root; ask for group access via the policy's --pin-group, i.e. scxpol_sched_opts.pin_gid)"
+stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
+start_hintpol --pin-group 4242
+stop_policy INT
+start_hintpol
+expect_eq "pin directory, no group" "$(stat -c '%a %g' "$PINS")" "700 0"
+expect_eq "a pin, no group" "$(stat -c '%a %g' "$PINS/scxpol_hint_tid")" "600 0"
+stop_policy INT
+expect_eq "loader exit status" "$POLICY_STATUS" 0
