@@ -32,6 +32,8 @@ struct loader {
 	char *buf;
 	size_t buf_len;
 	unsigned int cap_cores, cap_llcs, cap_nodes;
+	/* The first online CPU has no cache directory: see load_llc(). */
+	bool no_caches;
 };
 
 /*
@@ -217,6 +219,22 @@ static int load_llc(struct loader *ld, unsigned int cpu)
 
 	snprintf(dir, sizeof(dir), CPU_DIR "/cpu%u/cache", cpu);
 	d = open_dir(ld, dir);
+	/*
+	 * No cache information at all (hypervisors that hide the cache leaves,
+	 * arm64 without cache tables): SMT is all the sharing known, so each
+	 * core is an LLC. Decided by the first online CPU: a later one without
+	 * the directory is rather one still coming online, an error.
+	 */
+	if (!d && errno == ENOENT &&
+	    (ld->no_caches || (int)cpu == scxpol_cpuset_next(ld->t->online, -1))) {
+		if (!ld->no_caches)
+			scxpol_log(SCXPOL_LOG_WARN, "%s%s: no such directory: the kernel lists no "
+				   "caches, each core is taken as its own last-level cache",
+				   ld->root, dir);
+		ld->no_caches = true;
+		set = scxpol_cpuset_dup(ld->t->cores[ld->t->cpus[cpu].core]);
+		return set ? add_group(ld, dir, (int)cpu, set, false) : -errno;
+	}
 	if (!d)
 		return scxpol_err(errno, "cannot read %s%s: %s (needed to find cpu%u's last-level "
 				  "cache)", ld->root, dir, strerror(errno), cpu);

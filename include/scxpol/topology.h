@@ -9,7 +9,11 @@
  *       (thread_siblings_list on kernels older than 5.4)
  *   /sys/devices/system/cpu/cpuN/cache/indexK/{level,type,shared_cpu_list}
  *       the LLC is the highest-level data or unified cache; it is told apart
- *       by its shared_cpu_list, so missing cache id files do not matter
+ *       by its shared_cpu_list, so missing cache id files do not matter;
+ *       when the first online CPU has no cache directory (VMs whose
+ *       hypervisor hides the caches, arm64 without cache tables), the
+ *       kernel lists no caches: each core is taken as its own LLC, with a
+ *       warning logged
  *   /sys/devices/system/node/nodeN/cpulist
  *       no node directory at all means one node
  *

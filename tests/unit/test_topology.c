@@ -201,6 +201,47 @@ static void test_missing_cache_ids(void **state)
 	scxpol_topo_free(t);
 }
 
+/*
+ * No cache directory for any CPU, as in VMs whose hypervisor hides the cache
+ * leaves (Firecracker) or arm64 without cache tables: each core is its LLC.
+ */
+static char logged[512];
+
+static void keep_log(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)c;
+	snprintf(logged, sizeof(logged), "%s", m);
+}
+
+static void test_no_cache_information(void **state)
+{
+	struct fake_topo ft = { .nodes = 1, .llcs_per_node = 2, .cores_per_llc = 2, .threads = 2,
+				.stride = true };
+	struct scxpol_topo *t;
+	unsigned int cpu;
+	char rel[128];
+
+	(void)state;
+	root = fake_sysfs(&ft);
+	for (cpu = 0; cpu < 8; cpu++) {
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cache", cpu);
+		fake_remove(root, rel);
+	}
+	scxpol_log_set(keep_log, SCXPOL_LOG_WARN, NULL);
+	t = load_tree();
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	/* Not a silent fallback. */
+	assert_non_null(strstr(logged, "cpu0/cache: no such directory: the kernel lists no caches, "
+				"each core is taken as its own last-level cache"));
+	assert_int_equal(scxpol_topo_nr_cores(t), 4);
+	assert_int_equal(scxpol_topo_nr_llcs(t), 4);
+	assert_string_equal(fmt(scxpol_topo_llc_cpus(t, 1)), "1,5");
+	assert_cpu(t, 5, true, 1, 1, 0);
+	assert_int_equal(scxpol_topo_llc_distance(t, 0, 3), 1);
+	scxpol_topo_free(t);
+}
+
 static void test_old_kernel_thread_siblings(void **state)
 {
 	struct fake_topo ft = { .nodes = 1, .llcs_per_node = 1, .cores_per_llc = 2, .threads = 2,
@@ -656,6 +697,7 @@ int main(void)
 		T(test_smt_stride_numbering),
 		T(test_two_llcs),
 		T(test_missing_cache_ids),
+		T(test_no_cache_information),
 		T(test_old_kernel_thread_siblings),
 		T(test_two_nodes),
 		T(test_cpulist_longer_than_a_page),
