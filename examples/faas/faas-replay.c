@@ -5,11 +5,14 @@
  * and report latency, worker duration, cost and core reuse.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <scxpol/cli.h>
 #include <scxpol/pool.h>
@@ -70,7 +73,9 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"  --pin-root DIR       pinned: the policy's pin directory\n"
 		"  --mt-threads N       threads of an mt body, 2..4 (default 2)\n"
 		"  --io-sleep-ratio N   io bodies sleep N ms per ms of work (default 2)\n"
-		"  --out FILE           per-invocation results (CSV)\n"
+		"  --out FILE           per-invocation results (CSV), put in place when\n"
+		"                       the replay has run (a failed one leaves FILE as\n"
+		"                       it was)\n"
 		"  --iters-per-us X     the bodies' work loop speed (default: calibrate at\n"
 		"                       start); to give runs under different schedulers\n"
 		"                       the same work, calibrate once with --calibrate\n"
@@ -328,6 +333,43 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	return SCXPOL_CLI_CONTINUE;
 }
 
+/*
+ * --out: a temporary file beside @path (@tmp), renamed to @path once the
+ * results are in, so a replay that fails or is stopped leaves an earlier
+ * @path whole. Opened before the replay: a bad path costs no run.
+ */
+static FILE *out_open(const char *path, char *tmp, size_t tmplen)
+{
+	struct stat st;
+	mode_t mask;
+	FILE *f;
+	int fd;
+
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "faas-replay: --out '%s': not a regular file\n", path);
+		return NULL;
+	}
+	if ((size_t)snprintf(tmp, tmplen, "%s.XXXXXX", path) >= tmplen) {
+		fprintf(stderr, "faas-replay: --out '%s': path too long\n", path);
+		return NULL;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "faas-replay: --out '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	/* the mode a plain create gives (mkostemp()'s is 0600) */
+	mask = umask(0);
+	umask(mask);
+	f = fchmod(fd, 0666 & ~mask) ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "faas-replay: --out '%s': %s\n", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+	}
+	return f;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -381,6 +423,7 @@ int main(int argc, char **argv)
 	struct faas_trace *trace = NULL;
 	struct domains dom = { 0 };
 	FILE *csv = NULL;
+	char csv_tmp[4096];
 	struct faas_summary sum;
 	struct rlimit nofile;
 	char err[FAAS_ERR_LEN];
@@ -444,10 +487,8 @@ int main(int argc, char **argv)
 	}
 	/* the last check of the command line: no results of a long replay lost */
 	if (a.out_path) {
-		csv = fopen(a.out_path, "we");
+		csv = out_open(a.out_path, csv_tmp, sizeof(csv_tmp));
 		if (!csv) {
-			fprintf(stderr, "faas-replay: --out '%s': %s\n", a.out_path,
-				strerror(errno));
 			ret = 2;
 			goto out;
 		}
@@ -510,8 +551,10 @@ int main(int argc, char **argv)
 		r = faas_replay_write_csv(res, csv);
 		r = fclose(csv) || r;
 		csv = NULL;
-		if (r) {
-			fprintf(stderr, "faas-replay: %s: write error\n", a.out_path);
+		if (r || rename(csv_tmp, a.out_path)) {
+			fprintf(stderr, "faas-replay: --out '%s': %s\n", a.out_path,
+				r ? "write error" : strerror(errno));
+			unlink(csv_tmp);
 			goto out;
 		}
 	}
@@ -519,8 +562,10 @@ int main(int argc, char **argv)
 	faas_summary_print(&sum, stdout);
 	ret = sum.completed == sum.count ? 0 : 1;
 out:
-	if (csv)
+	if (csv) {
 		fclose(csv);
+		unlink(csv_tmp);
+	}
 	faas_replay_free(res);
 	faas_sink_hint_close(sink);
 	faas_trace_free(trace);

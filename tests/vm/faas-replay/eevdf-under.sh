@@ -13,3 +13,12 @@ head -1 /tmp/under.out | sed 's/^/# /'
 "$SCXPOL_SRC/tests/vm/faas-replay/check-results" /tmp/under.csv /tmp/under.out "$want" 2 \
 	/sys/fs/cgroup/faas || exit 1
 expect_eq "sched_ext state" "$(scx_state)" disabled
+# --out is put in place only by a replay that ran: one that fails after
+# opening it (here, on its trace) leaves the earlier results whole
+"$SCXPOL_BUILD/examples/faas/faas-replay" --trace /tmp/no-such-trace.csv --domains 2 \
+	--out /tmp/under.csv >/tmp/fail.out 2>&1 && fail "a replay of a missing trace succeeded"
+expect_eq "failed replay's message" "$(cat /tmp/fail.out)" \
+	"faas-replay: /tmp/no-such-trace.csv: No such file or directory"
+"$SCXPOL_SRC/tests/vm/faas-replay/check-results" /tmp/under.csv /tmp/under.out "$want" 2 \
+	/sys/fs/cgroup/faas || exit 1
+expect_eq "temporary files left" "$(ls /tmp/under.csv.* 2>/dev/null)" ""
