@@ -4,6 +4,7 @@
 #define SCXPOL_INTERNAL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -135,6 +136,25 @@ enum scxpol_sched_ext {
 typedef int (*scxpol_sched_ext_fn)(struct scxpol_sched *s, const void *data);
 SCXPOL_HIDDEN int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,
 				       scxpol_sched_ext_fn fn, const void *data, size_t size);
+
+/*
+ * The cgroup rules a policy added (scxpol_match_add()), by path, so that
+ * scxpol_match_refresh() can follow a directory created again. Lives in
+ * the scheduler handle, over restarts (the loaded hook adds them again).
+ */
+struct scxpol_match_cgroup_rule {
+	char *path;
+	unsigned long long id; /* the cgroup the map holds the rule for */
+	int value;
+	bool gone;             /* the directory was missing at the last refresh */
+};
+struct scxpol_match_cgroups {
+	pthread_mutex_t lock;
+	struct scxpol_match_cgroup_rule *v;
+	size_t n;
+};
+SCXPOL_HIDDEN struct scxpol_match_cgroups *scxpol_sched_match_cgroups(struct scxpol_sched *s);
+SCXPOL_HIDDEN void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m);
 
 /*
  * For threads other than the one driving @s (the stats server): lock @s

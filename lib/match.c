@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Classification rules: cgroup and comm patterns -> values, written to a loaded policy. */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -71,28 +74,22 @@ static struct bpf_map *rule_map(struct scxpol_sched *s, const char *name)
 	return map;
 }
 
-int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const char *pattern,
-		     int value)
+/*
+ * Write rule @key (@ksz bytes) = @value into @map of loaded policy @s,
+ * deleting @old (a cgroup id the rule held before; 0: none) first, then
+ * bump the rule generation: tasks' cached matches are keyed by it, read
+ * before the rules. @what names the rule in messages ("cgroup rule \"...\"").
+ */
+static int rule_write(struct scxpol_sched *s, struct bpf_map *map, const void *key, size_t ksz,
+		      __u64 old, int value, const char *what)
 {
 	/* the meta's one entry: one page */
 	size_t len = (size_t)sysconf(_SC_PAGESIZE);
 	struct scxpol_match_meta *meta = NULL;
-	struct scxpol_match_comm_key key;
-	struct bpf_map *map, *meta_map;
-	unsigned long long id;
+	struct bpf_map *meta_map;
 	__s32 v = value;
-	__u64 cgid;
 	int r;
 
-	if (!s)
-		return scxpol_err(EINVAL, "scxpol_match_add: policy is NULL");
-	r = scxpol_match_check(kind, pattern);
-	if (r)
-		return r;
-	map = rule_map(s, kind == SCXPOL_MATCH_CGROUP ? "scxpol_match_cgroups" :
-							 "scxpol_match_comms");
-	if (!map)
-		return -errno;
 	/*
 	 * An object built before match.bpf.h cached matches has no meta: it
 	 * looks the rules up every time, and the write alone is complete.
@@ -104,27 +101,143 @@ int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const 
 	if (meta == MAP_FAILED)
 		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
 				  bpf_map__name(meta_map), strerror(errno));
-	if (kind == SCXPOL_MATCH_CGROUP) {
-		scxpol_cgroup_id(pattern, &id);
-		cgid = id;
-		r = bpf_map__update_elem(map, &cgid, sizeof(cgid), &v, sizeof(v), BPF_ANY);
-	} else {
-		scxpol_match_comm_pattern(pattern, &key);
-		r = bpf_map__update_elem(map, &key, sizeof(key), &v, sizeof(v), BPF_ANY);
-	}
-	/* after the write: tasks' cached matches are keyed by gen, read before the rules */
+	r = old ? bpf_map__delete_elem(map, &old, sizeof(old), 0) : 0;
+	if (r == -ENOENT)
+		r = 0;
+	if (!r)
+		r = bpf_map__update_elem(map, key, ksz, &v, sizeof(v), BPF_ANY);
 	if (meta && !r)
 		__atomic_fetch_add(&meta->gen, 1, __ATOMIC_SEQ_CST);
 	if (meta)
 		munmap(meta, len);
 	if (r == -E2BIG || r == -ENOSPC)
-		return scxpol_err(ENOSPC, "%s: %s rule \"%s\": the rule map '%s' is full (%u "
-				  "rules)", scxpol_sched_name(s),
-				  kind == SCXPOL_MATCH_CGROUP ? "cgroup" : "comm", pattern,
-				  bpf_map__name(map), bpf_map__max_entries(map));
+		return scxpol_err(ENOSPC, "%s: %s: the rule map '%s' is full (%u rules)",
+				  scxpol_sched_name(s), what, bpf_map__name(map),
+				  bpf_map__max_entries(map));
 	if (r)
-		return scxpol_err(-r, "%s: %s rule \"%s\": cannot write '%s': %s",
-				  scxpol_sched_name(s), kind == SCXPOL_MATCH_CGROUP ? "cgroup" : "comm",
-				  pattern, bpf_map__name(map), strerror(-r));
+		return scxpol_err(-r, "%s: %s: cannot write '%s': %s", scxpol_sched_name(s), what,
+				  bpf_map__name(map), strerror(-r));
 	return 0;
+}
+
+/* Remember cgroup rule @path = @value (the cgroup @id) for scxpol_match_refresh(). */
+static int remember_cgroup(struct scxpol_match_cgroups *m, const char *path,
+			   unsigned long long id, int value)
+{
+	struct scxpol_match_cgroup_rule *v;
+	size_t i;
+
+	for (i = 0; i < m->n && strcmp(m->v[i].path, path); i++)
+		;
+	if (i == m->n) {
+		v = realloc(m->v, (m->n + 1) * sizeof(*v));
+		if (!v)
+			return scxpol_err(ENOMEM, "out of memory");
+		m->v = v;
+		m->v[i].path = strdup(path);
+		if (!m->v[i].path)
+			return scxpol_err(ENOMEM, "out of memory");
+		m->n++;
+	}
+	m->v[i].id = id;
+	m->v[i].value = value;
+	m->v[i].gone = false;
+	return 0;
+}
+
+int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const char *pattern,
+		     int value)
+{
+	struct scxpol_match_cgroups *m;
+	struct scxpol_match_comm_key key;
+	char what[SCXPOL_MATCH_COMM_LEN + PATH_MAX];
+	unsigned long long id;
+	struct bpf_map *map;
+	__u64 cgid;
+	int r;
+
+	SCXPOL_NONNULL(s, "policy");
+	r = scxpol_match_check(kind, pattern);
+	if (r)
+		return r;
+	map = rule_map(s, kind == SCXPOL_MATCH_CGROUP ? "scxpol_match_cgroups" :
+							 "scxpol_match_comms");
+	if (!map)
+		return -errno;
+	snprintf(what, sizeof(what), "%s rule \"%s\"",
+		 kind == SCXPOL_MATCH_CGROUP ? "cgroup" : "comm", pattern);
+	if (kind == SCXPOL_MATCH_COMM) {
+		scxpol_match_comm_pattern(pattern, &key);
+		return rule_write(s, map, &key, sizeof(key), 0, value, what);
+	}
+	scxpol_cgroup_id(pattern, &id);
+	cgid = id;
+	m = scxpol_sched_match_cgroups(s);
+	pthread_mutex_lock(&m->lock);
+	r = rule_write(s, map, &cgid, sizeof(cgid), 0, value, what);
+	if (!r)
+		r = remember_cgroup(m, pattern, id, value);
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+int scxpol_match_refresh(struct scxpol_sched *s)
+{
+	struct scxpol_match_cgroups *m;
+	char what[PATH_MAX + 32];
+	struct scxpol_match_cgroup_rule *c;
+	struct bpf_map *map = NULL;
+	unsigned long long id;
+	int moved = 0, r = 0;
+	struct stat st;
+	__u64 cgid;
+	size_t i;
+
+	SCXPOL_NONNULL(s, "policy");
+	m = scxpol_sched_match_cgroups(s);
+	pthread_mutex_lock(&m->lock);
+	for (i = 0; i < m->n && r >= 0; i++) {
+		c = &m->v[i];
+		/* a missing directory is no error: the service may be between its runs */
+		if (stat(c->path, &st) && errno == ENOENT) {
+			if (!c->gone)
+				scxpol_log(SCXPOL_LOG_INFO, "%s: cgroup rule \"%s\": the directory is "
+					   "gone; the rule applies again once it is created",
+					   scxpol_sched_name(s), c->path);
+			c->gone = true;
+			continue;
+		}
+		r = scxpol_cgroup_id(c->path, &id);
+		if (r || id == c->id)
+			continue;
+		if (!map)
+			map = rule_map(s, "scxpol_match_cgroups");
+		if (!map) {
+			r = -errno;
+			break;
+		}
+		snprintf(what, sizeof(what), "cgroup rule \"%s\"", c->path);
+		cgid = id;
+		r = rule_write(s, map, &cgid, sizeof(cgid), c->id, c->value, what);
+		if (r)
+			break;
+		scxpol_log(SCXPOL_LOG_INFO, "%s: cgroup rule \"%s\" follows the cgroup created "
+			   "there again (id %llu, was %llu)", scxpol_sched_name(s), c->path, id,
+			   c->id);
+		c->id = id;
+		c->gone = false;
+		moved++;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return r < 0 ? r : moved;
+}
+
+void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	pthread_mutex_destroy(&m->lock);
 }

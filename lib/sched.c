@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "scxpol/match.h"
 #include "scxpol/abi/sched.h"
 #include "scxpol/sched.h"
 #include "scxpol/skel.h"
@@ -62,6 +63,7 @@ struct scxpol_sched {
 	} ext[SCXPOL_SCHED_EXT_NR];
 	/* where scxpol_sched_print_prog_stats() printed: run counts go there at detach */
 	FILE *prog_stats_f;
+	struct scxpol_match_cgroups match_cgroups;
 };
 
 static const char *const exit_kind_names[][2] = {
@@ -372,6 +374,7 @@ struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 	s->opts.sz = sizeof(s->opts);
 	s->wake_fd[0] = s->wake_fd[1] = -1;
 	pthread_mutex_init(&s->obj_lock, NULL);
+	pthread_mutex_init(&s->match_cgroups.lock, NULL);
 	if (s->opts.sysfs_root)
 		snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", s->opts.sysfs_root);
 	if (s->opts.btf_path)
@@ -668,8 +671,14 @@ void scxpol_sched_close(struct scxpol_sched *s)
 	close_object(s);
 	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++)
 		free(s->ext[i].data);
+	scxpol_match_cgroups_free(&s->match_cgroups);
 	pthread_mutex_destroy(&s->obj_lock);
 	free(s);
+}
+
+struct scxpol_match_cgroups *scxpol_sched_match_cgroups(struct scxpol_sched *s)
+{
+	return &s->match_cgroups;
 }
 
 int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,
@@ -822,13 +831,17 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Wait until a stop request or the scheduler's exit; run the periodic hook. */
+/*
+ * Wait until a stop request or the scheduler's exit; let cgroup rules
+ * follow their directories every second, run the periodic hook every
+ * interval.
+ */
 static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 {
 	unsigned int interval = OPTS_GET(ro, interval_ms, 0) ?: 1000;
 	scxpol_sched_hook periodic = OPTS_GET(ro, periodic, NULL);
 	void *ctx = OPTS_GET(ro, ctx, NULL);
-	uint64_t next = now_ms() + interval;
+	uint64_t next = now_ms() + interval, next_rules = now_ms() + 1000;
 	/* Exit is polled more often than the hook runs: it ends the wait. */
 	int poll_ms = interval < 100 ? (int)interval : 100;
 
@@ -847,6 +860,12 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 		if (s->stop || scxpol_sched_exited(s))
 			break;
 		t = now_ms();
+		if (t >= next_rules) {
+			next_rules = t + 1000;
+			r = scxpol_match_refresh(s);
+			if (r < 0)
+				return r;
+		}
 		if (periodic && t >= next) {
 			next = t + interval;
 			r = periodic(s, s->skel, ctx);

@@ -28,7 +28,8 @@ enum scxpol_match_kind {
 	 * and every cgroup below it (a path prefix, component by component),
 	 * including cgroups created later. Where rules nest, the nearest
 	 * cgroup's wins. The directory must exist when the rule is added
-	 * (rules hold its id).
+	 * (rules hold its id); one removed and created again (a new cgroup:
+	 * a restarted service's) is followed by scxpol_match_refresh().
 	 */
 	SCXPOL_MATCH_CGROUP,
 	/*
@@ -63,6 +64,21 @@ SCXPOL_API int scxpol_match_check(enum scxpol_match_kind kind, const char *patte
  */
 SCXPOL_API int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind,
 				const char *pattern, int value);
+
+/*
+ * scxpol_match_refresh - let the cgroup rules of loaded policy @s follow
+ * their directories: a rule whose directory was removed and created again
+ * (a new cgroup, with a new id) moves to the new cgroup, logged at info
+ * level; one whose directory is missing waits for it (logged once).
+ * scxpol_sched_run() calls it every second (at most that long after a
+ * new directory appears its tasks follow the rule); a loader with its own
+ * loop calls it itself. Safe to call from another thread than the one
+ * that adds rules. Returns the number of rules that moved, or a negative
+ * errno with a message naming the rule: scxpol_match_add()'s errors, and
+ * those of scxpol_match_check() for a path that is no longer a cgroup2
+ * directory.
+ */
+SCXPOL_API int scxpol_match_refresh(struct scxpol_sched *s);
 
 #ifdef __cplusplus
 }

@@ -153,7 +153,8 @@ struct scxpol_run_opts {
 
 /*
  * scxpol_sched_run - load and attach if needed, then wait for SIGINT,
- * SIGTERM or the scheduler's exit, calling the periodic hook; detach; restart
+ * SIGTERM or the scheduler's exit, calling scxpol_match_refresh() every
+ * second and the periodic hook every interval; detach; restart
  * when the kernel asks. Returns 0 after a signal or an orderly unregister,
  * -ECANCELED when the scheduler stopped on an error (exit info says why),
  * or a negative errno from load/attach/hooks. Signal handlers for SIGINT and

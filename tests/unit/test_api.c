@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <scxpol/cli.h>
 #include <scxpol/hint.h>
+#include <scxpol/match.h>
 #include <scxpol/pool.h>
 #include <scxpol/sched.h>
 #include <scxpol/stats.h>
@@ -150,6 +151,13 @@ static void test_stats(void **state)
 	assert_non_null(strstr(scxpol_last_error(), " bytes, the buffer has 16"));
 }
 
+static void test_match(void **state)
+{
+	(void)state;
+	expect(scxpol_match_add(NULL, SCXPOL_MATCH_COMM, "x", 1), "scxpol_match_add: policy is NULL");
+	expect(scxpol_match_refresh(NULL), "scxpol_match_refresh: policy is NULL");
+}
+
 static void test_cli(void **state)
 {
 	unsigned long long u;
@@ -178,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_hint),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_cli),
 	};
 

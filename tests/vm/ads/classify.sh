@@ -9,7 +9,8 @@
 . "$(dirname "$0")/common.inc"
 cgroup_at_exit $CG/ads-t
 mkdir -p $CG/ads-t/lc/sub $CG/ads-t/bg
-start_ads --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/lc
+# -v: the loader logs when a cgroup rule follows its directory (info level)
+start_ads -v --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/lc
 assert_attached ads
 expect_eq "lc pool" "$(lc_cpus)" 0-1
 
@@ -73,6 +74,28 @@ sleep 1
 check_round "lcname-k lcname-l lcname-r(renamed) other-m(moved)" "other-x other-y other-w" \
 	$k $l $r $m $x $y $w
 kill $k $l $r $m $x $y $w; wait $k $l $r $m $x $y $w 2>/dev/null
+
+# the rule's directory removed and created again (a restarted service's
+# cgroup: a new cgroup, a new id) is followed within the loader's interval
+rmdir $CG/ads-t/lc/sub $CG/ads-t/lc
+mkdir -p $CG/ads-t/lc/sub
+for i in $(seq 30); do
+	grep -q 'cgroup rule "'$CG'/ads-t/lc" follows the cgroup created there again' \
+		/tmp/ads.log && break
+	sleep 0.1
+done
+grep -q 'cgroup rule "'$CG'/ads-t/lc": the directory is gone' /tmp/ads.log ||
+	note "the loader did not see the directory missing (created again within 1 s)"
+grep -q 'cgroup rule "'$CG'/ads-t/lc" follows the cgroup created there again' /tmp/ads.log ||
+	fail "the cgroup rule did not follow its directory: $(tail -5 /tmp/ads.log)"
+spin probe-n 600 ads-t/lc/sub; n=$SPIN_PID
+spin lcname-o 600; o=$SPIN_PID
+spin other-p 600; p=$SPIN_PID
+spin other-q 600; q=$SPIN_PID
+spin other-s 600; s=$SPIN_PID
+sleep 1
+check_round "probe-n(new-cgroup) lcname-o" "other-p other-q other-s" $n $o $p $q $s
+kill $n $o $p $q $s; wait $n $o $p $q $s 2>/dev/null
 
 assert_attached ads
 # (class_default counts every unmatched task, the shell's too: where the
