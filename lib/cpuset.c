@@ -388,6 +388,28 @@ int scxpol_cpuset_format(const struct scxpol_cpuset *s, char *buf, size_t len)
 	return (int)o;
 }
 
+const char *scxpol_cpuset_str(const struct scxpol_cpuset *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	int a, b, n;
+	char tmp[32];
+
+	buf[0] = '\0';
+	for (a = scxpol_cpuset_next(s, -1); a >= 0; a = scxpol_cpuset_next(s, b)) {
+		for (b = a; scxpol_cpuset_test(s, (unsigned int)b + 1); b++)
+			;
+		n = a == b ? snprintf(tmp, sizeof(tmp), "%s%d", o ? "," : "", a)
+			   : snprintf(tmp, sizeof(tmp), "%s%d-%d", o ? "," : "", a, b);
+		if (o + (size_t)n + 4 > len) {
+			snprintf(buf + o, len - o, "...");
+			break;
+		}
+		memcpy(buf + o, tmp, (size_t)n + 1);
+		o += (size_t)n;
+	}
+	return buf;
+}
+
 const uint64_t *scxpol_cpuset_words(const struct scxpol_cpuset *s, size_t *nr_words)
 {
 	if (nr_words)

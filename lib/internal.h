@@ -66,6 +66,13 @@ SCXPOL_HIDDEN void scxpol_err_clear(void);
 SCXPOL_HIDDEN int scxpol_err_quiet(int err, const char *fmt, ...) SCXPOL_PRINTF(2, 3);
 
 /*
+ * @s as a CPU list for a message into @buf (@len >= 4), cut with "..." when
+ * longer (scxpol_cpuset_format() would fail instead and record an error).
+ */
+struct scxpol_cpuset;
+SCXPOL_HIDDEN const char *scxpol_cpuset_str(const struct scxpol_cpuset *s, char *buf, size_t len);
+
+/*
  * Read a small text file (sysfs, procfs) relative to @root ("" or NULL for
  * "/") into @buf, NUL-terminated, trailing newline removed; a file longer
  * than @len - 1 bytes is cut. Returns the length or a negative errno; does

@@ -25,39 +25,13 @@ struct scxpol_pool_plan {
 	int *cpu_pool;
 };
 
-/*
- * @s as a CPU list for a message, cut with "..." when longer than @len
- * (scxpol_cpuset_format() would fail instead and record an error).
- */
-static const char *list_str(const struct scxpol_cpuset *s, char *buf, size_t len)
-{
-	size_t o = 0;
-	int a, b, n;
-	char tmp[32];
-
-	buf[0] = '\0';
-	for (a = scxpol_cpuset_next(s, -1); a >= 0; a = scxpol_cpuset_next(s, b)) {
-		for (b = a; scxpol_cpuset_test(s, (unsigned int)b + 1); b++)
-			;
-		n = a == b ? snprintf(tmp, sizeof(tmp), "%s%d", o ? "," : "", a)
-			   : snprintf(tmp, sizeof(tmp), "%s%d-%d", o ? "," : "", a, b);
-		if (o + (size_t)n + 4 > len) {
-			snprintf(buf + o, len - o, "...");
-			break;
-		}
-		memcpy(buf + o, tmp, (size_t)n + 1);
-		o += (size_t)n;
-	}
-	return buf;
-}
-
 /* "CPU 3 is" / "CPUs 3,5 are" for messages. */
 static const char *cpus_are(const struct scxpol_cpuset *s, char *buf, size_t len)
 {
 	char list[200];
 
 	snprintf(buf, len, "%s %s %s", scxpol_cpuset_count(s) == 1 ? "CPU" : "CPUs",
-		 list_str(s, list, sizeof(list)), scxpol_cpuset_count(s) == 1 ? "is" : "are");
+		 scxpol_cpuset_str(s, list, sizeof(list)), scxpol_cpuset_count(s) == 1 ? "is" : "are");
 	return buf;
 }
 
@@ -226,7 +200,7 @@ static int check_pool(const struct scxpol_pool_plan *p, const char *name, unsign
 		scxpol_cpuset_and(bad, p->pools[i].cpus);
 		r = scxpol_err(EINVAL, "pool \"%s\" overlaps pool \"%s\" on %s %s", name,
 			       p->pools[i].name, scxpol_cpuset_count(bad) == 1 ? "CPU" : "CPUs",
-			       list_str(bad, list, sizeof(list)));
+			       scxpol_cpuset_str(bad, list, sizeof(list)));
 		goto out;
 	}
 out:

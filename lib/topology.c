@@ -153,7 +153,7 @@ static int add_group(struct loader *ld, const char *path, int cpu, struct scxpol
 
 	scxpol_cpuset_and(set, t->online);
 	if (!scxpol_cpuset_test(set, (unsigned int)cpu)) {
-		scxpol_cpuset_format(set, a, sizeof(a));
+		scxpol_cpuset_str(set, a, sizeof(a));
 		scxpol_cpuset_free(set);
 		return scxpol_err(EINVAL, "%s%s: \"%s\" does not include cpu%d itself", ld->root,
 				  path, a, cpu);
@@ -169,8 +169,8 @@ static int add_group(struct loader *ld, const char *path, int cpu, struct scxpol
 		g = *group_of(t, m, core);
 	}
 	if (g >= 0) {
-		scxpol_cpuset_format(set, a, sizeof(a));
-		scxpol_cpuset_format((*groups)[g], b, sizeof(b));
+		scxpol_cpuset_str(set, a, sizeof(a));
+		scxpol_cpuset_str((*groups)[g], b, sizeof(b));
 		scxpol_cpuset_free(set);
 		return scxpol_err(EINVAL, "%s%s: \"%s\" disagrees with cpu%d's \"%s\"", ld->root,
 				  path, a, scxpol_cpuset_next((*groups)[g], -1), b);
@@ -387,7 +387,7 @@ static int load_nodes(struct loader *ld)
 		scxpol_cpuset_for_each(cpu, set) {
 			if (t->cpus[cpu].node < 0)
 				continue;
-			scxpol_cpuset_format(set, a, sizeof(a));
+			scxpol_cpuset_str(set, a, sizeof(a));
 			scxpol_cpuset_free(set);
 			r = scxpol_err(EINVAL, "%s%s: \"%s\" lists cpu%d, which node%d's cpulist "
 				       "also lists", ld->root, path, a, cpu,
@@ -425,9 +425,9 @@ static int link_groups(struct loader *ld)
 		scxpol_cpuset_for_each(cpu, t->cores[i]) {
 			if (t->cpus[cpu].llc == t->cpus[first].llc)
 				continue;
-			scxpol_cpuset_format(t->cores[i], a, sizeof(a));
-			scxpol_cpuset_format(t->llcs[t->cpus[first].llc], b, sizeof(b));
-			scxpol_cpuset_format(t->llcs[t->cpus[cpu].llc], c, sizeof(c));
+			scxpol_cpuset_str(t->cores[i], a, sizeof(a));
+			scxpol_cpuset_str(t->llcs[t->cpus[first].llc], b, sizeof(b));
+			scxpol_cpuset_str(t->llcs[t->cpus[cpu].llc], c, sizeof(c));
 			return scxpol_err(EINVAL, "%s" CPU_DIR "/cpu%d/topology: SMT siblings %s do not "
 					  "share a last-level cache (cpu%d's is \"%s\", cpu%d's \"%s\")",
 					  ld->root, first, a, first, b, cpu, c);

@@ -567,6 +567,29 @@ static void test_error_siblings_disagree(void **state)
 		   "include cpu2 itself");
 }
 
+/*
+ * A list too long for the message (an LLC of every other CPU, as where
+ * CPUs alternate between sockets) is cut with "...", not shown as "".
+ */
+static void test_error_quotes_long_lists(void **state)
+{
+	struct fake_topo ft = { .nodes = 1, .llcs_per_node = 1, .cores_per_llc = 256, .threads = 1 };
+	char list[1024];
+	size_t o = 0;
+	unsigned int cpu;
+
+	(void)state;
+	root = fake_sysfs(&ft);
+	for (cpu = 1; cpu < 256; cpu += 2)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u", o ? "," : "", cpu);
+	fake_write(root, "sys/devices/system/cpu/cpu1/cache/index3/shared_cpu_list", "%s", list);
+	load_fails(EINVAL, "ROOT/sys/devices/system/cpu/cpu1/cache/index3/shared_cpu_list: \"1,3,5,7,"
+		   "9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41,43,45,47,49,51,53,55,57,59,61,"
+		   "63,65,67,69,71,73,75,77,79,81,83,85,87,89,91,93,95,97,99,101,103,105,107,109,111,"
+		   "113,115,117,119,121,123,125,127,129,131,133,135,137,139,141,143,145,147,149,151,"
+		   "153...\" disagrees with cpu0's \"0-255\"");
+}
+
 static void test_error_cache(void **state)
 {
 	(void)state;
@@ -714,6 +737,7 @@ int main(void)
 		T(test_error_bad_lists),
 		T(test_error_online_cpu_without_topology),
 		T(test_error_siblings_disagree),
+		T(test_error_quotes_long_lists),
 		T(test_error_cache),
 		T(test_error_siblings_in_two_llcs),
 		T(test_error_nodes),
