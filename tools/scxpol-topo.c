@@ -54,17 +54,12 @@ static void print_topo(const struct scxpol_topo *t)
 	printf("llcs: %u\n", nr_llcs);
 	for (i = 0; i < nr_llcs; i++) {
 		const struct scxpol_cpuset *s = scxpol_topo_llc_cpus(t, i);
-		int cpu, last = -1;
 
 		printf("  llc %u: %s (node", i, list(s));
-		/* The nodes it spans, usually one. */
-		scxpol_cpuset_for_each(cpu, s) {
-			c = scxpol_topo_cpu(t, (unsigned int)cpu);
-			if (c->node > last) {
-				printf(" %d", c->node);
-				last = c->node;
-			}
-		}
+		/* The nodes it spans, usually one; CPU order need not follow them. */
+		for (j = 0; j < scxpol_topo_nr_nodes(t); j++)
+			if (scxpol_cpuset_intersects(s, scxpol_topo_node_cpus(t, j)))
+				printf(" %u", j);
 		printf(")\n");
 	}
 	printf("cores: %u\n", scxpol_topo_nr_cores(t));
