@@ -223,8 +223,15 @@ static int load_llc(struct loader *ld, unsigned int cpu)
 	 * No cache information at all (hypervisors that hide the cache leaves,
 	 * arm64 without cache tables): SMT is all the sharing known, so each
 	 * core is an LLC. Decided by the first online CPU: a later one without
-	 * the directory is rather one still coming online, an error.
+	 * the directory, or with one when the first had none, is rather a CPU
+	 * still coming online, an error.
 	 */
+	if (d && ld->no_caches) {
+		closedir(d);
+		return scxpol_err(EINVAL, "%s%s: cpu%u lists caches but cpu%d, the first online "
+				  "CPU, lists none (is one still coming online?)", ld->root, dir,
+				  cpu, scxpol_cpuset_next(ld->t->online, -1));
+	}
 	if (!d && errno == ENOENT &&
 	    (ld->no_caches || (int)cpu == scxpol_cpuset_next(ld->t->online, -1))) {
 		if (!ld->no_caches)

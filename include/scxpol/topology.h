@@ -13,7 +13,7 @@
  *       when the first online CPU has no cache directory (VMs whose
  *       hypervisor hides the caches, arm64 without cache tables), the
  *       kernel lists no caches: each core is taken as its own LLC, with a
- *       warning logged
+ *       warning logged (a later CPU with a cache directory is an error)
  *   /sys/devices/system/node/nodeN/cpulist
  *       no node directory at all means one node
  *

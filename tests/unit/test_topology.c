@@ -240,6 +240,10 @@ static void test_no_cache_information(void **state)
 	assert_cpu(t, 5, true, 1, 1, 0);
 	assert_int_equal(scxpol_topo_llc_distance(t, 0, 3), 1);
 	scxpol_topo_free(t);
+	/* Not mixed with another CPU's caches. */
+	fake_write(root, "sys/devices/system/cpu/cpu6/cache/index0/type", "Data");
+	load_fails(EINVAL, "ROOT/sys/devices/system/cpu/cpu6/cache: cpu6 lists caches but cpu0, the "
+		   "first online CPU, lists none (is one still coming online?)");
 }
 
 static void test_old_kernel_thread_siblings(void **state)
