@@ -116,7 +116,8 @@ SCXPOL_API int scxpol_cpuset_parse(const char *list, unsigned int capacity,
  * scxpol_cpuset_format - write @s as a CPU list into @buf (NUL-terminated;
  * runs of two or more CPUs become ranges, "0-1"). Returns the length
  * without the NUL, or -ENOSPC (message gives the size needed; @buf is set
- * to "" when @len > 0) when it does not fit.
+ * to "" when @len > 0) when it does not fit; -EINVAL for a NULL @s, or a
+ * NULL @buf with @len > 0.
  */
 SCXPOL_API int scxpol_cpuset_format(const struct scxpol_cpuset *s, char *buf, size_t len);
 

@@ -83,8 +83,10 @@ SCXPOL_API int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned in
 
 /*
  * scxpol_pool_plan_split - two pools with @flags: @first takes the first
- * @first_cpus online CPUs of the topology order (whole cores, filling one
- * LLC, then one node, before the next), @second all other online CPUs.
+ * @first_cpus online CPUs of the topology order (a core's SMT siblings
+ * together, filling one LLC, then one node, before the next; a count that
+ * is not a multiple of the core size cuts the last core), @second all
+ * other online CPUs.
  * Stores the plan in *@out and returns 0; -EINVAL when @first_cpus is 0 or
  * not less than the number of online CPUs (both pools need a CPU), or a
  * name _add() refuses; -EEXIST when the two names are the same.
