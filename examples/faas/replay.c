@@ -469,9 +469,11 @@ static void abort_all(struct run *R)
 		if (!st->exited)
 			kill(st->pid, SIGKILL);
 	}
+	/* a signal (a second Ctrl-C) must not leave one a zombie, or in its cgroup */
 	for (i = 0; i < R->nr_flight; i++)
-		if (!R->st[R->flight[i]].exited)
-			waitpid(R->st[R->flight[i]].pid, NULL, 0);
+		while (!R->st[R->flight[i]].exited && waitpid(R->st[R->flight[i]].pid, NULL, 0) < 0 &&
+		       errno == EINTR)
+			;
 	for (id = 0; id < R->r->nr; id++) {
 		char ignore[FAAS_ERR_LEN];
 

@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -386,6 +387,16 @@ static const char *rec_error(void *ctx)
 	return "the map is full";
 }
 
+/* @o runs under the test's cgroup root, written to @root, reporting to @sink and its @rec. */
+static void with_sink(struct faas_replay_opts *o, struct recorder *rec,
+		      const struct faas_sink *sink, char *root, size_t len)
+{
+	snprintf(root, len, "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
+	rec->root = root;
+	o->cgroup_root = root;
+	o->sink = sink;
+}
+
 static void test_replay_cgroups_and_sink(void **state)
 {
 	struct faas_replay_opts o = base_opts();
@@ -401,10 +412,7 @@ static void test_replay_cgroups_and_sink(void **state)
 	(void)state;
 	if (!cg_mount[0])
 		skip(); /* the host gives this test no writable cgroup2 */
-	snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
-	rec.root = root;
-	o.cgroup_root = root;
-	o.sink = &sink;
+	with_sink(&o, &rec, &sink, root, sizeof(root));
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), 0);
 	assert_no_children();
 	assert_int_equal(r->completed, 8);
@@ -506,10 +514,7 @@ static void test_replay_sink_failure(void **state)
 	(void)state;
 	if (!cg_mount[0])
 		skip();
-	snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
-	rec.root = root;
-	o.cgroup_root = root;
-	o.sink = &sink;
+	with_sink(&o, &rec, &sink, root, sizeof(root));
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -ENOSPC);
 	assert_null(r);
 	assert_no_children();
@@ -563,10 +568,7 @@ static void test_replay_body_killed_before_release(void **state)
 	(void)state;
 	if (!cg_mount[0])
 		skip();
-	snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
-	rec.root = root;
-	o.cgroup_root = root;
-	o.sink = &sink;
+	with_sink(&o, &rec, &sink, root, sizeof(root));
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EPIPE);
 	assert_null(r);
 	assert_int_equal(rec.n_assign, 1);
@@ -575,6 +577,71 @@ static void test_replay_body_killed_before_release(void **state)
 	snprintf(want, sizeof(want), "invocation %ld: cannot start its body: Broken pipe",
 		 rec.inv);
 	assert_string_equal(err, want);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+/* Records the assignment, then asks the replay to stop, as SIGINT's handler does. */
+static int stop_assign(void *ctx, uint64_t cgid, int domain)
+{
+	struct itimerval every_50us = { { 0, 50 }, { 0, 50 } };
+	int r = rec_assign(ctx, cgid, domain);
+
+	if (!stop_flag)
+		assert_int_equal(setitimer(ITIMER_REAL, &every_50us, NULL), 0);
+	stop_flag = 1;
+	return r;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Stopped mid-run (SIGINT, SIGTERM) while signals keep coming (a second
+ * Ctrl-C, a supervisor's repeated SIGTERM; here SIGALRM every 50 us, no
+ * SA_RESTART as faas-replay's handler): every body is killed and reaped,
+ * every hint given is cleared, every cgroup removed. A waitpid() the
+ * signal interrupted used to leave its body a zombie.
+ */
+static void test_replay_stop_mid_run(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct faas_replay_opts o = base_opts();
+	struct recorder rec = { 0 };
+	struct faas_sink sink = { .name = "rec", .ctx = &rec, .assign = stop_assign,
+				  .clear = rec_clear };
+	struct faas_replay *r = (void *)1;
+	char root[1100];
+	struct stat st;
+	int k, n, rc;
+
+	(void)state;
+	if (!cg_mount[0])
+		skip();
+	with_sink(&o, &rec, &sink, root, sizeof(root));
+	o.stop = &stop_flag;
+	stop_flag = 0;
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	rc = faas_replay_run(&o, &r, err, sizeof(err));
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	assert_int_equal(rc, -EINTR);
+	assert_null(r);
+	assert_int_equal(strncmp(err, "interrupted after ", 18), 0);
+	assert_no_children();
+	assert_int_equal(stat(root, &st), -1);
+	assert_true(rec.n_assign >= 1);
+	for (k = 0; k < rec.n_assign; k++) {
+		int j;
+
+		for (j = 0, n = 0; j < rec.n_clear; j++)
+			n += rec.cleared[j] == rec.cgid[k];
+		assert_int_equal(n, 1);
+	}
+	assert_int_equal(rec.n_clear, rec.n_assign);
 }
 
 static void test_replay_body_failure(void **state)
@@ -1041,6 +1108,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_replay_hold, kill_children),
 		cmocka_unit_test_teardown(test_replay_sink_failure, kill_children),
 		cmocka_unit_test_teardown(test_replay_body_killed_before_release, kill_children),
+		cmocka_unit_test_teardown(test_replay_stop_mid_run, kill_children),
 		cmocka_unit_test_teardown(test_replay_body_failure, kill_children),
 		cmocka_unit_test_teardown(test_replay_stop_and_options, kill_children),
 		cmocka_unit_test_teardown(test_cgroup_root_check, kill_children),
