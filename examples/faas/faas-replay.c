@@ -69,7 +69,8 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"  --cgroup-root DIR    run invocation I in cgroup DIR/inv-I (cgroup v2;\n"
 		"                       created and removed)\n"
 		"  --sink none|pinned[:POLICY]  where assignments go: nowhere (EEVDF runs),\n"
-		"                       or cgroup hints of loaded POLICY (default faas)\n"
+		"                       or cgroup hints of loaded POLICY (default faas),\n"
+		"                       which must have the replay's number of domains\n"
 		"  --pin-root DIR       pinned: the policy's pin directory\n"
 		"  --mt-threads N       threads of an mt body, 2..4 (default 2)\n"
 		"  --io-sleep-ratio N   io bodies sleep N ms per ms of work (default 2)\n"
@@ -518,8 +519,8 @@ int main(int argc, char **argv)
 				"missing from %s\n", (unsigned long long)trace->skipped_funcs,
 			(unsigned long long)trace->skipped_inv, a.durations);
 	if (strcmp(a.sink_arg, "none")) {
-		sink = faas_sink_hint_open(a.sink_arg[6] ? a.sink_arg + 7 : "faas", a.pin_root, err,
-					   sizeof(err));
+		sink = faas_sink_hint_open(a.sink_arg[6] ? a.sink_arg + 7 : "faas", a.pin_root,
+					   dom.n, err, sizeof(err));
 		if (!sink) {
 			fprintf(stderr, "faas-replay: %s\n", err);
 			goto out;

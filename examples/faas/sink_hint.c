@@ -34,11 +34,13 @@ static const char *hint_error(void *ctx)
 	return scxpol_last_error();
 }
 
-struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root, char *err,
-				      size_t errlen)
+struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root,
+				      unsigned int nr_domains, char *err, size_t errlen)
 {
 	SCXPOL_OPTS(scxpol_hint_client_opts, o, .pin_root = pin_root);
 	struct hint_sink *s = calloc(1, sizeof(*s));
+	struct scxpol_hint_meta meta;
+	int r;
 
 	if (!s) {
 		faas_errf(err, errlen, ENOMEM, "out of memory");
@@ -48,6 +50,24 @@ struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root, 
 	if (!s->client) {
 		faas_errf(err, errlen, errno, "sink 'pinned': %s", scxpol_last_error());
 		free(s);
+		return NULL;
+	}
+	/*
+	 * Another number of domains than the policy's: hints to domain d would
+	 * be valid, but name the CPUs of the policy's domain d, not the
+	 * replay's, which its capacities count.
+	 */
+	r = scxpol_hint_get_meta(s->client, &meta);
+	if (r)
+		faas_errf(err, errlen, -r, "sink 'pinned': %s", scxpol_last_error());
+	else if (meta.nr_pools != nr_domains)
+		r = faas_errf(err, errlen, EINVAL, "sink 'pinned': policy %s has %u domains, the "
+			      "replay %u: domain d must be the same CPUs on both sides (the "
+			      "replay's --domains or --plan)", policy, meta.nr_pools, nr_domains);
+	if (r) {
+		scxpol_hint_client_close(s->client);
+		free(s);
+		errno = -r;
 		return NULL;
 	}
 	s->sink.name = "pinned";

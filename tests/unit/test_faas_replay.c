@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -30,8 +31,10 @@
 #include <linux/seccomp.h>
 
 #include <scxpol/common.h>
+#include <scxpol/hint.h>
 
 #include "../../examples/faas/replay.h"
+#include "hint_pins.h"
 
 static char err[FAAS_ERR_LEN], tmpdir[256], cg_mount[1024];
 static double ipu;
@@ -143,6 +146,8 @@ static int teardown(void **state)
 	char cmd[300];
 
 	(void)state;
+	snprintf(cmd, sizeof(cmd), "%s/bpf", tmpdir);
+	umount(cmd); /* test_sink_hint_domains' bpffs, if it failed before its umount */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	assert_int_equal(system(cmd), 0);
 	return 0;
@@ -764,11 +769,60 @@ static void test_sink_hint_open_fails(void **state)
 	(void)state;
 	snprintf(pins, sizeof(pins), "%s/no-pins", tmpdir);
 	errno = 0;
-	assert_null(faas_sink_hint_open("faas", pins, err, sizeof(err)));
+	assert_null(faas_sink_hint_open("faas", pins, 2, err, sizeof(err)));
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(strncmp(err, "sink 'pinned': ", 15), 0);
 	assert_non_null(strstr(err, pins));
 	faas_sink_hint_close(NULL);
+}
+
+/*
+ * The pinned sink, on hint maps pinned as a policy of 2 domains pins them:
+ * a replay of another number of domains is refused (its domain d is not
+ * the policy's), and one of 2 runs with every hint it set cleared.
+ */
+static void test_sink_hint_domains(void **state)
+{
+	struct faas_replay_opts o = base_opts();
+	struct scxpol_hint_counts n;
+	SCXPOL_OPTS(scxpol_hint_client_opts, co, .pin_root = NULL);
+	struct scxpol_hint_client *c;
+	struct faas_sink *sink;
+	struct faas_replay *r;
+	char mnt[300], pins[400], root[1100], want[600];
+
+	(void)state;
+	snprintf(mnt, sizeof(mnt), "%s/bpf", tmpdir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("bpf", mnt, "bpf", 0, "mode=0700"))
+		skip(); /* no bpffs here (not root) */
+	snprintf(pins, sizeof(pins), "%s/t", mnt);
+	make_pins(pins, NULL, NULL, NULL);
+	errno = 0;
+	assert_null(faas_sink_hint_open("t", pins, 1, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	snprintf(want, sizeof(want), "sink 'pinned': policy t has %d domains, the replay 1: "
+		 "domain d must be the same CPUs on both sides (the replay's --domains or --plan)",
+		 HINT_PINS_NR_POOLS);
+	assert_string_equal(err, want);
+	sink = faas_sink_hint_open("t", pins, HINT_PINS_NR_POOLS, err, sizeof(err));
+	assert_non_null(sink);
+	if (cg_mount[0]) {
+		snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
+		o.cgroup_root = root;
+		o.sink = sink;
+		assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), 0);
+		assert_true(r->iat.assigned > 0);
+		faas_replay_free(r);
+		co.pin_root = pins;
+		c = scxpol_hint_client_open("t", &co);
+		assert_non_null(c);
+		assert_int_equal(scxpol_hint_count(c, &n), 0);
+		assert_int_equal(n.cgroups, 0);
+		scxpol_hint_client_close(c);
+	}
+	faas_sink_hint_close(sink);
+	umount(mnt);
 }
 
 static void test_summary(void **state)
@@ -1113,6 +1167,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_replay_stop_and_options, kill_children),
 		cmocka_unit_test_teardown(test_cgroup_root_check, kill_children),
 		cmocka_unit_test_teardown(test_sink_hint_open_fails, kill_children),
+		cmocka_unit_test_teardown(test_sink_hint_domains, kill_children),
 		cmocka_unit_test_teardown(test_summary, kill_children),
 		cmocka_unit_test_teardown(test_csv_cpu_list, kill_children),
 		cmocka_unit_test_teardown(test_cpu_stat, kill_children),

@@ -31,6 +31,7 @@
 #include <scxpol/hint.h>
 #include <scxpol/skel.h>
 
+#include "hint_pins.h"
 #include "hintpol.bpf.skel.h"
 #include "internal.h"
 #include "minimal.bpf.skel.h"
@@ -38,56 +39,14 @@
 SCXPOL_SKEL_DEFINE(hintpol_bpf);
 SCXPOL_SKEL_DEFINE(minimal_bpf);
 
-#define NR_SLOTS 8
-
 static char mnt[128], root[192], err_buf[1024];
 static bool mounted;
-
-static const struct {
-	const char *name;
-	enum bpf_map_type type;
-	__u32 key, value, max, flags;
-} maps[] = {
-	{ "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 16, NR_SLOTS, BPF_F_MMAPABLE },
-	{ "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, 4, 4, NR_SLOTS, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 24, 1, BPF_F_MMAPABLE },
-};
 
 static void quiet(enum scxpol_log_level l, const char *m, void *c)
 {
 	(void)l;
 	(void)m;
 	(void)c;
-}
-
-/* Pin the hint maps under @dir; @skip: a map to leave out, @bad: one with an 8-byte value, @max1: one with max_entries 1. */
-static void make_pins(const char *dir, const char *skip, const char *bad, const char *max1)
-{
-	struct scxpol_hint_meta m = { .gen = 1, .nr_pools = 2, .nr_classes = 3,
-				      .max_importance = 7, .nr_slots = NR_SLOTS };
-	char path[512];
-	size_t i;
-
-	assert_int_equal(mkdir(dir, 0700), 0);
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = maps[i].flags);
-		__u32 value = bad && !strcmp(bad, maps[i].name) ? 8 : maps[i].value;
-		__u32 max = max1 && !strcmp(max1, maps[i].name) ? 1 : maps[i].max;
-		int fd;
-
-		if (skip && !strcmp(skip, maps[i].name))
-			continue;
-		fd = bpf_map_create(maps[i].type, "hint_test", maps[i].key, value, max, &o);
-		assert_true(fd >= 0);
-		if (!strcmp(maps[i].name, "scxpol_hint_meta"))
-			assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
-		snprintf(path, sizeof(path), "%s/%s", dir, maps[i].name);
-		assert_int_equal(bpf_obj_pin(fd, path), 0);
-		close(fd);
-	}
 }
 
 static int setup(void **state)
@@ -260,8 +219,8 @@ static void test_permissions(void **state)
 	/* pin_gid 4242, pin_mode 0660: a member of the group may write hints */
 	assert_int_equal(chown(root, (uid_t)-1, 4242), 0);
 	assert_int_equal(chmod(root, 0710), 0);
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, maps[i].name);
+	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, hint_pin_maps[i].name);
 		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
 		assert_int_equal(chmod(path, 0660), 0);
 	}

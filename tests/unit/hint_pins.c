@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* The hint maps as a policy pins them, for tests of hint clients. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <scxpol/abi/hint.h>
+
+#include "hint_pins.h"
+
+const struct hint_pin_map hint_pin_maps[NR_HINT_PIN_MAPS] = {
+	{ "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 16, NR_SLOTS, BPF_F_MMAPABLE },
+	{ "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, 4, 4, NR_SLOTS, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 24, 1, BPF_F_MMAPABLE },
+};
+
+void make_pins(const char *dir, const char *skip, const char *bad, const char *max1)
+{
+	struct scxpol_hint_meta m = { .gen = 1, .nr_pools = HINT_PINS_NR_POOLS, .nr_classes = 3,
+				      .max_importance = 7, .nr_slots = NR_SLOTS };
+	char path[512];
+	size_t i;
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
+		const struct hint_pin_map *p = &hint_pin_maps[i];
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = p->flags);
+		__u32 value = bad && !strcmp(bad, p->name) ? 8 : p->value;
+		__u32 max = max1 && !strcmp(max1, p->name) ? 1 : p->max;
+		int fd;
+
+		if (skip && !strcmp(skip, p->name))
+			continue;
+		fd = bpf_map_create(p->type, "hint_test", p->key, value, max, &o);
+		assert_true(fd >= 0);
+		if (!strcmp(p->name, "scxpol_hint_meta"))
+			assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, p->name);
+		assert_int_equal(bpf_obj_pin(fd, path), 0);
+		close(fd);
+	}
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The hint maps as a policy pins them (<scxpol/abi/hint.h>), made on the
+ * host for tests of hint clients: needs root and a bpffs mount.
+ */
+#ifndef HINT_PINS_H
+#define HINT_PINS_H
+
+#include <bpf/bpf.h>
+
+#define NR_SLOTS 8
+#define NR_HINT_PIN_MAPS 6
+/* what make_pins() publishes in scxpol_hint_meta */
+#define HINT_PINS_NR_POOLS 2
+
+struct hint_pin_map {
+	const char *name;
+	enum bpf_map_type type;
+	__u32 key, value, max, flags;
+};
+
+extern const struct hint_pin_map hint_pin_maps[NR_HINT_PIN_MAPS];
+
+/*
+ * Pin the hint maps under @dir (created); @skip: a map to leave out, @bad:
+ * one with an 8-byte value, @max1: one with max_entries 1 (NULL: none).
+ * Its meta: HINT_PINS_NR_POOLS pools, 3 classes, importance up to 7.
+ */
+void make_pins(const char *dir, const char *skip, const char *bad, const char *max1);
+
+#endif
