@@ -357,8 +357,12 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 					 strerror(r));
 		}
 		pid = fork_into(cg_fd);
-		/* before Linux 5.7 (ENOSYS, or EINVAL for the flag): fork, then move */
-		move = pid < 0 && (errno == ENOSYS || errno == EINVAL);
+		/*
+		 * before Linux 5.7: fork, then move. No clone3 (before 5.3, or a
+		 * seccomp profile): ENOSYS; 5.3 to 5.6 refuse the cgroup field
+		 * past the struct they know with E2BIG; EINVAL for the flag.
+		 */
+		move = pid < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL);
 		r = errno;
 		close(cg_fd); /* the child's copy goes with close_others() */
 		errno = r;

@@ -108,18 +108,19 @@ static void quiet(enum scxpol_log_level l, const char *m, void *c)
 }
 
 /*
- * Make clone3 fail with ENOSYS, as container runtimes' seccomp profiles
- * do (Docker's among them): bodies then take the fork-and-move path.
+ * Make clone3 fail with @errnum: ENOSYS as container runtimes' seccomp
+ * profiles do (Docker's among them), E2BIG as Linux 5.3 to 5.6 do for the
+ * cgroup field they do not know. Bodies then take the fork-and-move path.
  * Returns 0, or the errno that kept the filter out (then clone3 may work).
  */
-static int refuse_clone3(void)
+static int refuse_clone3(int errnum)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (__u32)errnum),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
@@ -1101,6 +1102,62 @@ static void test_body_spawn_into_cgroup(void **state)
 }
 
 /*
+ * In a child where clone3 fails as on Linux 5.3 to 5.6 (E2BIG: they have
+ * clone3, but not its cgroup field): spawn a body into @cg and run it.
+ * Returns the child's exit status: 0 when the body ran in @cg, 77 when
+ * no seccomp filter can be installed here.
+ */
+static int spawn_where_clone3_is_too_old(const char *cg)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 1 };
+	struct faas_body_report rep;
+	int rp[2], go, status;
+	pid_t pid;
+
+	if (refuse_clone3(E2BIG))
+		return 77;
+	if (pipe(rp))
+		return 2;
+	pid = faas_body_spawn(4, FAAS_KIND_CPU, 1000, &cfg, cg, rp[1], &go, err, sizeof(err));
+	if (pid < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (write(go, "g", 1) != 1 || read(rp[0], &rep, sizeof(rep)) != (ssize_t)sizeof(rep) ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 3;
+	/* the report names the cgroup the body ran in */
+	return strcmp(rep.cgroup, cg + strlen(cg_mount)) ? 4 : 0;
+}
+
+/* Where clone3 cannot place a body in its cgroup (E2BIG), it is forked and moved. */
+static void test_body_spawn_clone3_too_old(void **state)
+{
+	char cg[1100], name[64];
+	uint64_t cgid;
+	int status;
+	pid_t child;
+
+	(void)state;
+	if (!cg_mount[0])
+		skip();
+	snprintf(name, sizeof(name), "scxpol-faas-spawn.%d", (int)getpid());
+	assert_int_equal(faas_cgroup_create(cg_mount, name, cg, sizeof(cg), &cgid, err,
+					    sizeof(err)), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child)
+		_exit(spawn_where_clone3_is_too_old(cg));
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(faas_cgroup_remove(cg, err, sizeof(err)), 0);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip(); /* no seccomp here */
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_no_children();
+}
+
+/*
  * Spawned from a SCHED_FIFO process (chrt -f faas-replay), a body sleeps
  * on its go pipe in SCHED_FIFO (asleep without waiting for a CPU as a
  * normal task), runs in SCHED_OTHER once the parent took it out, and is
@@ -1149,7 +1206,7 @@ int main(void)
 	int r;
 
 	if (getenv("SCXPOL_TEST_NO_CLONE3")) {
-		r = refuse_clone3();
+		r = refuse_clone3(ENOSYS);
 		/* clone3 with no arguments: EINVAL if it exists, ENOSYS if refused */
 		if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS) {
 			printf("1..0 # SKIP cannot refuse clone3 here: seccomp: %s\n", strerror(r));
@@ -1175,6 +1232,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_body_poll_waits_for_its_event, kill_children),
 		cmocka_unit_test_teardown(test_body_asleep, kill_children),
 		cmocka_unit_test_teardown(test_body_spawn_into_cgroup, kill_children),
+		cmocka_unit_test_teardown(test_body_spawn_clone3_too_old, kill_children),
 		cmocka_unit_test_teardown(test_body_leaves_rt, kill_children),
 	};
 
