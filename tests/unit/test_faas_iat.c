@@ -337,6 +337,131 @@ static void test_random_invariants(void **state)
 	faas_iat_free(p);
 }
 
+/*
+ * Algorithm 3 written out plainly, as the paper states it (the scan over
+ * all domains in index order), against the policy over random arrivals
+ * and completions: the same domain or the shared queue every time. IATs
+ * are EWMAs (alpha 0.4) with the first gap as the first estimate; a
+ * function's first arrival uses the bucket FAAS_IAT_BUCKET_NEW.
+ */
+enum { M_N = 30000, M_FUNCS = 12, M_DOMS = 5, M_BUCKET = 7000 };
+
+struct model {
+	unsigned int cap[M_DOMS], used[M_DOMS];
+	struct {
+		uint64_t bucket;
+		unsigned int n;
+		int dom[M_DOMS];
+	} map[M_N + 1]; /* domains_map, one entry per bucket seen */
+	unsigned int nr_map;
+};
+
+/* PickAvailableDomain(D, cpus) with can_serve_and_acquire() */
+static int model_pick(struct model *m, const int *dom, unsigned int n, unsigned int cpus)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (m->used[dom[i]] + cpus <= m->cap[dom[i]]) {
+			m->used[dom[i]] += cpus;
+			return dom[i];
+		}
+	}
+	return FAAS_DOMAIN_SHARED;
+}
+
+/* AssignDomainToRequest() */
+static int model_assign(struct model *m, uint64_t bucket, unsigned int cpus)
+{
+	static const int sys[M_DOMS] = { 0, 1, 2, 3, 4 };
+	unsigned int e, i;
+	int d;
+
+	for (e = 0; e < m->nr_map && m->map[e].bucket != bucket; e++)
+		;
+	if (e == m->nr_map) {
+		m->map[e].bucket = bucket;
+		m->map[e].n = 0;
+		m->nr_map++;
+	}
+	d = model_pick(m, m->map[e].dom, m->map[e].n, cpus);
+	if (d < 0)
+		d = model_pick(m, sys, M_DOMS, cpus);
+	if (d < 0)
+		return d;
+	/* domains_map[bucket] <- D_preferred u {d} */
+	for (i = 0; i < m->map[e].n && m->map[e].dom[i] != d; i++)
+		;
+	if (i == m->map[e].n)
+		m->map[e].dom[m->map[e].n++] = d;
+	return d;
+}
+
+static void test_paper_model(void **state)
+{
+	static const unsigned int cap[M_DOMS] = { 1, 2, 1, 3, 2 };
+	struct faas_iat_config c = { .nr_domains = M_DOMS, .capacity = cap, .bucket_us = M_BUCKET,
+				     .alpha = 0.4, .nr_funcs = M_FUNCS };
+	static struct model m;
+	static int dom[M_N];
+	static unsigned int cpus[M_N];
+	static uint64_t act[M_N];
+	struct faas_iat_stats st;
+	size_t nr_act = 0;
+	double iat[M_FUNCS];
+	uint64_t last[M_FUNCS], rng = 7, t = 0, next = 0, shared = 0;
+	bool seen[M_FUNCS] = { 0 }, have[M_FUNCS] = { 0 };
+	struct faas_iat *p = faas_iat_new(&c, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(p);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.cap, cap, sizeof(cap));
+	while (next < M_N) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((rng >> 62) < 1) { /* 1 in 4 an arrival, else a completion */
+			uint64_t id = next++;
+			uint32_t f = (uint32_t)((rng >> 8) % M_FUNCS);
+
+			t += (rng >> 40) % 20000;
+			cpus[id] = 1 + (unsigned int)((rng >> 20) % 2);
+			if (seen[f]) {
+				double gap = (double)(t - last[f]);
+
+				iat[f] = have[f] ? 0.4 * gap + 0.6 * iat[f] : gap;
+				have[f] = true;
+			}
+			seen[f] = true;
+			last[f] = t;
+			dom[id] = model_assign(&m, have[f] ? (uint64_t)(iat[f] / M_BUCKET)
+							   : FAAS_IAT_BUCKET_NEW, cpus[id]);
+			assert_int_equal(assign(p, id, f, t, cpus[id]), dom[id]);
+			shared += dom[id] < 0;
+			act[nr_act++] = id;
+		} else {
+			/* one of the active, at random: domains fill and empty */
+			size_t k;
+			uint64_t id;
+
+			if (!nr_act)
+				continue;
+			k = (size_t)((rng >> 33) % nr_act);
+			id = act[k];
+			act[k] = act[--nr_act];
+			assert_int_equal(faas_iat_release(p, id), 0);
+			if (dom[id] >= 0)
+				m.used[dom[id]] -= cpus[id];
+		}
+	}
+	/* the run saw every case: cache hits, scans, a full system, many buckets */
+	faas_iat_get_stats(p, &st);
+	assert_true(st.cache_hits > 0 && st.scans > 0 && shared > 0);
+	assert_int_equal(st.shared, shared);
+	assert_int_equal(st.buckets, m.nr_map);
+	assert_true(m.nr_map > 10);
+	faas_iat_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_assign_errors),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_random_invariants),
+		cmocka_unit_test(test_paper_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
