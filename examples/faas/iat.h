@@ -122,7 +122,12 @@ unsigned int faas_iat_used(const struct faas_iat *p, unsigned int d);
  */
 bool faas_iat_fits(const struct faas_iat *p, unsigned int cpus);
 
-/* faas_iat_bucket - the bucket function @func's next arrival would use now. */
+/*
+ * faas_iat_bucket - the bucket of function @func's IAT estimate now: the
+ * one its last arrival used, and a retry of its invocations uses
+ * (FAAS_IAT_BUCKET_NEW before its second arrival). Its next arrival adds
+ * its own gap to the estimate first, so may use another.
+ */
 uint64_t faas_iat_bucket(const struct faas_iat *p, uint32_t func);
 
 /* faas_iat_iat_us - function @func's IAT estimate (0: none yet). */

@@ -118,8 +118,12 @@ static void test_ewma(void **state)
 	assert_true(faas_iat_iat_us(p, 0) == 0);
 	assign(p, 1, 0, 100 * MS, 1);
 	assert_true(faas_iat_iat_us(p, 0) == 100000.0); /* the first gap sets it */
+	assert_int_equal(faas_iat_bucket(p, 0), 1);
 	assign(p, 2, 0, 400 * MS, 1);
 	assert_true(faas_iat_iat_us(p, 0) == 200000.0); /* 0.5 * 300 + 0.5 * 100 ms */
+	/* that arrival used bucket 2, with its own gap, not the 1 of before */
+	expect_cached(p, 2, 1, (int[]){ 0 });
+	expect_cached(p, 1, 1, (int[]){ 0 });
 	assert_int_equal(faas_iat_bucket(p, 0), 2);
 	assign(p, 3, 0, 400 * MS, 1);			 /* a gap of 0 */
 	assert_true(faas_iat_iat_us(p, 0) == 100000.0);
