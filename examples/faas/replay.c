@@ -538,8 +538,13 @@ static int check_opts(const struct faas_replay_opts *o, char *err, size_t errlen
 
 	if (!o->trace || !o->trace->nr_inv)
 		return faas_errf(err, errlen, EINVAL, "no trace, or a trace without invocations");
-	if (o->time_scale < 0 || o->time_scale > 1e6)
+	/* 0 means 1; written so that NaN fails too */
+	if (!(o->time_scale >= 0 && o->time_scale <= 1e6))
 		return faas_errf(err, errlen, EINVAL, "time scale %g: want (0, 1e6]", o->time_scale);
+	if (o->overflow != FAAS_OVERFLOW_SHARED && o->overflow != FAAS_OVERFLOW_HOLD)
+		return faas_errf(err, errlen, EINVAL,
+				 "overflow %d: want FAAS_OVERFLOW_SHARED or FAAS_OVERFLOW_HOLD",
+				 (int)o->overflow);
 	if (o->sink && o->sink->assign && !o->cgroup_root)
 		return faas_errf(err, errlen, EINVAL,
 				 "sink '%s' needs a cgroup root: domains are assigned per cgroup",

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -680,6 +681,17 @@ static void test_replay_stop_and_options(void **state)
 	o.stop = &stop;
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINTR);
 	assert_string_equal(err, "interrupted after 0 of 8 invocations");
+
+	/* not a time scale: refused, not a replay at arrival times of NaN ns */
+	o = base_opts();
+	o.stop = &stop;
+	o.time_scale = NAN;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "time scale nan: want (0, 1e6]");
+	o.time_scale = 1;
+	o.overflow = (enum faas_overflow)2;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "overflow 2: want FAAS_OVERFLOW_SHARED or FAAS_OVERFLOW_HOLD");
 
 	o = base_opts();
 	o.sink = &sink;
