@@ -8,10 +8,11 @@
  * Per invocation, in order:
  *   1. prewarm, up to 250 ms before its arrival (and at most 64 ahead; the
  *      first ones before time 0), like a platform's warm container: the
- *      cgroup <cgroup_root>/inv-<id> is created (with a cgroup root), the
- *      body is forked, blocked (funcs.h), and moved into the cgroup.
+ *      cgroup <cgroup_root>/inv-<id> is created (with a cgroup root), and
+ *      the body is forked into it, blocked (funcs.h).
  *   2. at its arrival, faas_iat_assign() picks a domain (or the shared
  *      queue) from the scheduled arrival; IATs are on the replay's clock.
+ *      It needs 1 unit of a domain's capacity, an mt one body.mt_threads.
  *      With FAAS_OVERFLOW_HOLD, one left to the shared queue (or arriving
  *      while others are held) is held instead, until faas_iat_retry()
  *      finds it a domain, oldest first: steps 3 and 4 wait for that. One
@@ -107,7 +108,7 @@ enum faas_overflow {
 struct faas_replay_opts {
 	const struct faas_trace *trace;
 	unsigned int nr_domains;
-	const unsigned int *capacity; /* per domain: CPUs or concurrent invocations */
+	const unsigned int *capacity; /* per domain: CPUs or concurrent invocations (step 2) */
 	uint64_t bucket_us;	      /* IAT bucket size */
 	double iat_alpha;	      /* IAT EWMA weight (iat.h) */
 	bool home_scan;		      /* iat.h */
