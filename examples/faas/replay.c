@@ -668,11 +668,8 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		uint64_t now = faas_now_ns() - R.t0, wake = now + POLL_MAX_MS * 1000000ULL;
 		int timeout;
 
-		if (o->stop && *o->stop) {
-			r = fail(&R, EINTR, "interrupted after %llu of %llu invocations",
-				 (unsigned long long)R.r->completed, (unsigned long long)R.r->nr);
+		if (o->stop && *o->stop)
 			break;
-		}
 		/* arrivals first: everything else can wait */
 		while (!r && R.next < R.r->nr && R.r->res[R.next].arrival_ns <= now)
 			r = start(&R, R.next);
@@ -702,6 +699,13 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 		}
 	}
 	R.r->run_ns = faas_now_ns() - R.t0;
+	/*
+	 * Stopped before the end. A Ctrl-C reaches the bodies too: one it
+	 * killed may have failed this turn, but the reason is the interruption.
+	 */
+	if (o->stop && *o->stop && (r || R.r->completed < R.r->nr))
+		r = fail(&R, EINTR, "interrupted after %llu of %llu invocations",
+			 (unsigned long long)R.r->completed, (unsigned long long)R.r->nr);
 	if (r) {
 		abort_all(&R);
 		goto out;

@@ -309,6 +309,8 @@ static void test_replay_without_cgroups(void **state)
 	faas_replay_free(r);
 }
 
+static volatile sig_atomic_t stop_flag;
+
 struct recorder {
 	const char *root;
 	int fail; /* errno to fail assign with */
@@ -316,6 +318,7 @@ struct recorder {
 	uint64_t cgid[16], cleared[16], when[16];
 	int domain[16], procs[16];
 	long inv; /* the invocation kill_assign killed, or the one a failing assign got */
+	volatile sig_atomic_t *stop; /* kill_assign sets it too: a Ctrl-C */
 };
 
 /*
@@ -554,6 +557,8 @@ static int kill_assign(void *ctx, uint64_t cgid, int domain)
 	assert_int_equal(procs_in(r->root, cgid), 0);
 	r->inv = inv;
 	r->n_assign++;
+	if (r->stop)
+		*r->stop = 1;
 	return 0;
 }
 
@@ -584,9 +589,23 @@ static void test_replay_body_killed_before_release(void **state)
 	snprintf(want, sizeof(want), "invocation %ld: cannot start its body: Broken pipe",
 		 rec.inv);
 	assert_string_equal(err, want);
-}
 
-static volatile sig_atomic_t stop_flag;
+	/*
+	 * Killed by a Ctrl-C, which reaches the bodies (the same process
+	 * group) as the replay's handler sets its stop flag: the replay says
+	 * it was interrupted, not that a body failed.
+	 */
+	rec.n_assign = 0;
+	rec.stop = &stop_flag;
+	o.stop = &stop_flag;
+	stop_flag = 0;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINTR);
+	assert_null(r);
+	assert_int_equal(rec.n_assign, 1);
+	assert_no_children();
+	assert_int_equal(stat(root, &st), -1);
+	assert_string_equal(err, "interrupted after 0 of 8 invocations");
+}
 
 /* Records the assignment, then asks the replay to stop, as SIGINT's handler does. */
 static int stop_assign(void *ctx, uint64_t cgid, int domain)
