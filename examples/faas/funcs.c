@@ -381,7 +381,8 @@ pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		*go_fd = go[1];
 		if (move && (r = faas_cgroup_move(cgroup, pid, err, errlen))) {
 			close(go[1]); /* it exits without running */
-			waitpid(pid, NULL, 0);
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				; /* not left a zombie by a signal */
 			return r;
 		}
 		return pid;

@@ -1161,13 +1161,29 @@ static int spawn_where_clone3_is_too_old(const char *cg)
 	return strcmp(rep.cgroup, cg + strlen(cg_mount)) ? 4 : 0;
 }
 
+/*
+ * @fn(@arg) in a child process, which keeps its seccomp filter and
+ * signals to itself: its exit status.
+ */
+static int in_child(int (*fn)(const char *), const char *arg)
+{
+	int status;
+	pid_t child = fork();
+
+	assert_true(child >= 0);
+	if (!child)
+		_exit(fn(arg));
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
 /* Where clone3 cannot place a body in its cgroup (E2BIG), it is forked and moved. */
 static void test_body_spawn_clone3_too_old(void **state)
 {
 	char cg[1100], name[64];
 	uint64_t cgid;
 	int status;
-	pid_t child;
 
 	(void)state;
 	if (!cg_mount[0])
@@ -1175,16 +1191,53 @@ static void test_body_spawn_clone3_too_old(void **state)
 	snprintf(name, sizeof(name), "scxpol-faas-spawn.%d", (int)getpid());
 	assert_int_equal(faas_cgroup_create(cg_mount, name, cg, sizeof(cg), &cgid, err,
 					    sizeof(err)), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (!child)
-		_exit(spawn_where_clone3_is_too_old(cg));
-	assert_int_equal(waitpid(child, &status, 0), child);
+	status = in_child(spawn_where_clone3_is_too_old, cg);
 	assert_int_equal(faas_cgroup_remove(cg, err, sizeof(err)), 0);
-	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == 77)
+	if (status == 77)
 		skip(); /* no seccomp here */
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(status, 0);
+	assert_no_children();
+}
+
+/*
+ * In a child without clone3 (ENOSYS) and with SIGALRM every 20 us (no
+ * SA_RESTART, as faas-replay's handlers): spawn bodies "into" @dir, no
+ * cgroup, so the move fails and the body is sent away. Returns 0 when
+ * each such body was reaped, 1 when one was left a zombie, 77 without
+ * seccomp.
+ */
+static int spawn_move_fails_under_signals(const char *dir)
+{
+	struct faas_body_cfg cfg = { .iters_per_us = ipu, .mt_threads = 2, .io_sleep_ratio = 1 };
+	struct itimerval every_20us = { { 0, 20 }, { 0, 20 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int rp[2], go, i, r = 0;
+
+	if (refuse_clone3(ENOSYS))
+		return 77;
+	if (pipe(rp) || sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &every_20us, NULL))
+		return 2;
+	for (i = 0; i < 50 && !r; i++) {
+		if (faas_body_spawn(6, FAAS_KIND_CPU, 1000, &cfg, dir, rp[1], &go, err,
+				    sizeof(err)) >= 0)
+			r = 3; /* moved into no cgroup? */
+		else if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD)
+			r = 1;
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	return r;
+}
+
+/* A body whose move into its cgroup failed is reaped, whatever signals come meanwhile. */
+static void test_body_spawn_move_fails(void **state)
+{
+	int status;
+
+	(void)state;
+	status = in_child(spawn_move_fails_under_signals, tmpdir);
+	if (status == 77)
+		skip(); /* no seccomp here */
+	assert_int_equal(status, 0);
 	assert_no_children();
 }
 
@@ -1264,6 +1317,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_body_asleep, kill_children),
 		cmocka_unit_test_teardown(test_body_spawn_into_cgroup, kill_children),
 		cmocka_unit_test_teardown(test_body_spawn_clone3_too_old, kill_children),
+		cmocka_unit_test_teardown(test_body_spawn_move_fails, kill_children),
 		cmocka_unit_test_teardown(test_body_leaves_rt, kill_children),
 	};
 
