@@ -538,8 +538,10 @@ int main(int argc, char **argv)
 	       a.ro.body.iters_per_us);
 	fflush(stdout);
 
+	/* a stopped replay kills its bodies and removes their hints and cgroups */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	a.ro.trace = trace;
 	a.ro.nr_domains = dom.n;
 	a.ro.capacity = dom.capacity;

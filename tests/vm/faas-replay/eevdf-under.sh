@@ -22,3 +22,18 @@ expect_eq "failed replay's message" "$(cat /tmp/fail.out)" \
 "$SCXPOL_SRC/tests/vm/faas-replay/check-results" /tmp/under.csv /tmp/under.out "$want" 2 \
 	/sys/fs/cgroup/faas || exit 1
 expect_eq "temporary files left" "$(ls /tmp/under.csv.* 2>/dev/null)" ""
+# a hangup (the replay's terminal closed) stops it as SIGINT does: bodies
+# killed, their cgroups and the root removed
+"$SCXPOL_BUILD/examples/faas/faas-replay" --trace "$trace" --domains 2 --duration-scale 0.25 \
+	--cgroup-root /sys/fs/cgroup/faas-hup >/tmp/hup.out 2>&1 &
+pid=$!
+for i in $(seq 100); do
+	[ -n "$(ls -d /sys/fs/cgroup/faas-hup/inv-* 2>/dev/null)" ] && break
+	sleep 0.1
+done
+kill -HUP $pid
+rc=0
+wait $pid || rc=$?
+expect_eq "exit status after SIGHUP" "$rc" 1
+grep -q 'interrupted after' /tmp/hup.out || fail "no 'interrupted' after SIGHUP: $(cat /tmp/hup.out)"
+[ ! -e /sys/fs/cgroup/faas-hup ] || fail "SIGHUP left /sys/fs/cgroup/faas-hup: $(ls /sys/fs/cgroup/faas-hup)"
