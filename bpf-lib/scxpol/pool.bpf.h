@@ -1558,6 +1558,24 @@ static __always_inline int scxpol_pool__build(struct scxpol_pool_commit_args *a,
 }
 
 /*
+ * After a failed build of half @h for @gen: the next commit builds that
+ * half for @gen again, and would take a per-LLC mask this one stamped
+ * (holding its plan's CPUs) as rebuilt already.
+ */
+static __always_inline void scxpol_pool__unstamp(u64 gen, u32 h)
+{
+	struct scxpol_pool_mask *ms;
+	u32 i, key;
+
+	bpf_for(i, 0, scxpol_pool_conf.max_pools * scxpol_pool_conf.max_llcs) {
+		key = i * 2 + h;
+		ms = bpf_map_lookup_elem(&scxpol_pool_llcs, &key);
+		if (ms && ms->gen == gen)
+			ms->gen = 0;
+	}
+}
+
+/*
  * Publish the staged plan of @a->nr_pools pools (see <scxpol/abi/pool.h>):
  * validate, build the inactive half, flip the generation, and kick the CPUs
  * whose pool changed so they pick from their new pool at once. Returns 0 or
@@ -1590,8 +1608,10 @@ int scxpol_pool_commit(struct scxpol_pool_commit_args *a)
 	gen = st->gen + 1;
 	h = (u32)gen & 1;
 	ret = scxpol_pool__build(a, nr_pools, gen, h);
-	if (ret)
+	if (ret) {
+		scxpol_pool__unstamp(gen, h);
 		return ret;
+	}
 	st->nr_pools[h] = nr_pools;
 	/* a full barrier: readers that see the new generation see its half */
 	__sync_fetch_and_add(&st->gen, 1);

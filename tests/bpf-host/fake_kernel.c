@@ -43,6 +43,7 @@ static unsigned int nr_errors;
 static char last_error[512];
 static struct live_mask *live;
 static int nr_live;
+static int creates_left = -1; /* fake_cpumask_fail_after(); -1: never fail */
 
 void fake_die(const char *fmt, ...)
 {
@@ -99,6 +100,7 @@ void fake_reset(u32 n)
 		free(l);
 	}
 	nr_live = 0;
+	creates_left = -1;
 }
 
 void fake_set_core(s32 cpu, s32 core)
@@ -179,10 +181,20 @@ static void mask_clear_cpu(struct cpumask *m, s32 cpu)
 	m->bits[cpu / BITS] &= ~(1UL << (cpu % BITS));
 }
 
+void fake_cpumask_fail_after(int n)
+{
+	creates_left = n;
+}
+
 struct bpf_cpumask *bpf_cpumask_create(void)
 {
-	struct live_mask *l = calloc(1, sizeof(*l));
+	struct live_mask *l;
 
+	if (!creates_left)
+		return NULL;
+	if (creates_left > 0)
+		creates_left--;
+	l = calloc(1, sizeof(*l));
 	if (!l || !(l->m = calloc(1, sizeof(*l->m))))
 		abort();
 	l->m->usage = 1;

@@ -24,7 +24,8 @@
  *             plays bpf_map__set_max_entries()).
  *   Errors    scxpol_error()/scxpol_exit() are recorded (fake_nr_errors()).
  *   Cpumasks  bpf_cpumask_create/release are reference counted;
- *             fake_cpumasks_live() catches leaks.
+ *             fake_cpumasks_live() catches leaks;
+ *             fake_cpumask_fail_after() makes them run out (-ENOMEM paths).
  */
 #ifndef SCXPOL_HOST_FAKE_H
 #define SCXPOL_HOST_FAKE_H
@@ -321,6 +322,8 @@ unsigned int fake_nr_errors(void);
 const char *fake_last_error(void);
 
 int fake_cpumasks_live(void);
+/* bpf_cpumask_create() returns NULL after @n more masks (-1: never; fake_reset() sets -1). */
+void fake_cpumask_fail_after(int n);
 /* Sum of a PERCPU_ARRAY u64 slot over all CPUs (stats counters). */
 u64 fake_percpu_sum(void *def, u32 key);
 

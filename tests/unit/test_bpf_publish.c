@@ -212,6 +212,50 @@ static void test_resize_by_moving_cpus(void **state)
 	scxpol_pool_plan_free(plan);
 }
 
+/* The plan @text ("a=0-3 b=4-7"), soft pools. */
+static struct scxpol_pool_plan *plan_of(const char *text)
+{
+	struct scxpol_pool_plan *plan = NULL;
+
+	assert_int_equal(scxpol_pool_plan_parse(topo, text, SCXPOL_POOL_SOFT, &plan), 0);
+	return plan;
+}
+
+/*
+ * A commit that runs out of cpumasks half way leaves nothing behind for
+ * the next one, which builds the same half for the same generation: its
+ * per-LLC masks hold the CPUs of the published plan only.
+ */
+static void test_failed_commit_leaves_no_llc_masks(void **state)
+{
+	struct scxpol_pool_plan *p1 = plan_of("a=0-3 b=4-7"), *p2 = plan_of("a=0-1 b=2-7");
+	struct scxpol_pool_commit_args a;
+	struct scxpol_pool_view v;
+	const struct cpumask *m;
+	u32 nr;
+
+	(void)state;
+	assert_int_equal(publish(p1, &a), 0);
+	/* 2 pool masks, lend, steal, (a, LLC 0), (b, LLC 1); (b, LLC 2) fails */
+	fake_cpumask_fail_after(6);
+	assert_int_equal(publish(p2, &a), -ENOMEM);
+	assert_int_equal(a.reason, SCXPOL_POOL_REJ_NOMEM);
+	scxpol_pool_view(&v);
+	assert_int_equal(v.gen, 1);
+	fake_cpumask_fail_after(-1);
+	assert_int_equal(publish(p1, &a), 0);
+	scxpol_pool_view(&v);
+	assert_int_equal(v.gen, 2);
+	/* b has no CPU in LLC 1 (CPUs 2-3) in this plan */
+	assert_null(scxpol_pool__llc(&v, 1, 1, &nr));
+	m = scxpol_pool__llc(&v, 0, 0, &nr);
+	assert_non_null(m);
+	assert_int_equal(nr, 2);
+	assert_true(fake_mask_test(m, 0) && fake_mask_test(m, 1));
+	scxpol_pool_plan_free(p2);
+	scxpol_pool_plan_free(p1);
+}
+
 static void test_staging_errors(void **state)
 {
 	struct scxpol_pool_conf small = { .max_pools = 2, .nr_cpus = 8, .max_llcs = 8,
@@ -271,6 +315,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stealing_takes_the_same_node_first, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_resize_by_moving_cpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_commit_leaves_no_llc_masks, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_staging_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_staged_layout, setup, teardown),
 	};
