@@ -104,13 +104,22 @@ static double floor_pos(double x)
 	return (double)(unsigned long long)x;
 }
 
+/*
+ * @x capped at max_cpus before rounding: with a band near 0 (util_hi 1e-9)
+ * demand / util overflows the integer conversion.
+ */
+static double cap(const struct scxpol_pool_autosize *a, double x)
+{
+	return x < a->max_cpus ? x : a->max_cpus;
+}
+
 /* The size @demand asks for in direction @dir, within the bounds. */
 static unsigned int target(const struct scxpol_pool_autosize *a, int dir, double demand)
 {
-	double t = ceil_pos(demand / a->util_hi - EPS);
+	double t = ceil_pos(cap(a, demand / a->util_hi - EPS));
 
-	if (dir < 0 && floor_pos(demand / a->util_lo + EPS) > t)
-		t = floor_pos(demand / a->util_lo + EPS);
+	if (dir < 0 && floor_pos(cap(a, demand / a->util_lo + EPS)) > t)
+		t = floor_pos(cap(a, demand / a->util_lo + EPS));
 	if (t < a->min_cpus)
 		return a->min_cpus;
 	if (t > a->max_cpus)
@@ -125,7 +134,7 @@ int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
 	double util;
 	int dir, r;
 
-	/* demand / util_lo must fit the integer conversions of target() */
+	/* NaN and infinity have no size */
 	if (!(demand >= 0) || demand > 1e12)
 		return scxpol_err(EINVAL, "autosize: demand %g of pool \"%s\": want a number of "
 				  "CPUs in 0..1e12", demand, scxpol_pool_plan_name(a->plan, a->pool));

@@ -274,6 +274,20 @@ static void test_llc_compact(void **state)
 	scxpol_pool_autosize_free(a);
 }
 
+/*
+ * A narrow band near 0 is allowed (0 < util_lo < util_hi <= 1): a demand
+ * asking for more CPUs than an integer holds grows the pool to max_cpus.
+ */
+static void test_huge_target_is_clamped(void **state)
+{
+	struct scxpol_pool_autosize *a = sizer(4, 1e-10, 1e-9, 1, 0, 0);
+
+	(void)state;
+	assert_int_equal(scxpol_pool_autosize_update(a, 1e12), 1);
+	assert_int_equal(scxpol_pool_autosize_nr_cpus(a), 15);
+	scxpol_pool_autosize_free(a);
+}
+
 static void expect_new_fails(const struct scxpol_pool_plan *p, unsigned int pool,
 			     unsigned int donor, const struct scxpol_pool_autosize_opts *o,
 			     const char *msg)
@@ -362,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_no_flap_across_band),
 		cmocka_unit_test(test_stable_after_resize),
 		cmocka_unit_test(test_llc_compact),
+		cmocka_unit_test(test_huge_target_is_clamped),
 		cmocka_unit_test(test_errors),
 	};
 
