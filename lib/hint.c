@@ -851,10 +851,15 @@ int scxpol_hint_thread_unregister(struct scxpol_hint_thread *t)
 
 /* ---- Counting and pruning -------------------------------------------------- */
 
+static int cmp_key(const void *a, const void *b, void *ksz)
+{
+	return memcmp(a, b, *(const size_t *)ksz);
+}
+
 /* All keys of hash map @m (@ksz bytes each) into a new array; count in *@n. */
 static int map_keys(struct scxpol_hint_client *c, int m, size_t ksz, void **out, size_t *n)
 {
-	size_t cap = 64, cnt = 0;
+	size_t cap = 64, cnt = 0, i, j;
 	unsigned char *keys = malloc(cap * ksz), *tmp;
 	__u64 cur, next;
 	void *prev = NULL;
@@ -882,8 +887,13 @@ static int map_keys(struct scxpol_hint_client *c, int m, size_t ksz, void **out,
 		free(keys);
 		return scxpol_err(e, "cannot walk %s/%s: %s", c->root, defs[m].name, strerror(e));
 	}
+	/* the BPF side deletes entries of exiting tasks: the walk then restarts at the first key */
+	qsort_r(keys, cnt, ksz, cmp_key, &ksz);
+	for (i = j = 0; i < cnt; i++)
+		if (!j || memcmp(keys + (j - 1) * ksz, keys + i * ksz, ksz))
+			memmove(keys + j++ * ksz, keys + i * ksz, ksz);
 	*out = keys;
-	*n = cnt;
+	*n = j;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  * pruning of dead tasks and cgroups, and scxpol_hint_setup() sizing.
  * Needs root (mount, setuid); without it every test is skipped.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <pthread.h>
@@ -439,6 +440,61 @@ static void test_full_map(void **state)
 	scxpol_hint_client_close(c);
 }
 
+/* --- walking a map while the BPF side deletes ------------------------------------ */
+
+/* Armed: the walk of map @deleting_id deletes the key of its @deleting_at-th step first. */
+static __u32 deleting_id;
+static int deleting_at;
+
+static __u32 map_id(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/*
+ * libbpf's, through this hook: as the BPF side deletes the hint of a task
+ * that exits while a client walks the map. The kernel then restarts the
+ * walk at the first key.
+ */
+int bpf_map_get_next_key(int fd, const void *key, void *next_key)
+{
+	int (*real)(int, const void *, void *) =
+		(int (*)(int, const void *, void *))dlsym(RTLD_NEXT, "bpf_map_get_next_key");
+
+	if (key && deleting_id && map_id(fd) == deleting_id && !deleting_at--)
+		bpf_map_delete_elem(fd, key);
+	return real(fd, key, next_key);
+}
+
+/* An entry deleted under the walk: the others are counted once each, not twice. */
+static void test_count_while_entries_go(void **state)
+{
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint_counts n;
+	char path[512];
+	__u32 tid;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", root);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	for (tid = 1000; tid < 1010; tid++)
+		assert_int_equal(bpf_map_update_elem(fd, &tid, &h, BPF_ANY), 0);
+	/* the third key the walk stands on goes (after it was counted) */
+	deleting_id = map_id(fd);
+	deleting_at = 2;
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	deleting_id = 0;
+	close(fd);
+	assert_int_equal(n.tids, 10);
+	scxpol_hint_client_close(c);
+}
+
 /* --- thread slots ----------------------------------------------------------------- */
 
 static struct scxpol_hint_slot slot_at(struct scxpol_hint_client *c, __u32 idx)
@@ -839,6 +895,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_pools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_count_while_entries_go, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_slot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
