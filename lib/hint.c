@@ -133,6 +133,7 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 {
 	struct bpf_map_info info;
 	__u32 len = sizeof(info);
+	int dir_len = (int)(strrchr(path, '/') - path);
 
 	memset(&info, 0, sizeof(info));
 	if (bpf_map_get_info_by_fd(fd, &info, &len))
@@ -142,17 +143,19 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 	    d->mmapable != !!(info.map_flags & BPF_F_MMAPABLE))
 		return scxpol_err(mismatch_err, "%s: map type %u, key %u bytes, value %u bytes, flags "
 				  "0x%x; this libscxpol expects type %u, key %u, value %u%s "
-				  "(<scxpol/abi/hint.h> of the policy and of this program differ)",
+				  "(<scxpol/abi/hint.h> of %s and of this program differ)%s%.*s%s",
 				  path, info.type, info.key_size, info.value_size, info.map_flags,
 				  d->type, d->key_size, d->value_size,
-				  d->mmapable ? ", BPF_F_MMAPABLE" : "");
+				  d->mmapable ? ", BPF_F_MMAPABLE" : "",
+				  obj_map ? "the pin's build" : "the policy",
+				  obj_map ? ": remove the pins (rm -r " : "", obj_map ? dir_len : 0, path,
+				  obj_map ? ") to start afresh" : "");
 	if (want && info.max_entries != want)
 		return scxpol_err(mismatch_err, "%s is pinned with %u entries, the policy asks for %u "
 				  "(%s): pinned hint maps keep their entries across restarts and "
 				  "cannot be resized in place; remove the pins (rm -r %.*s) to start "
 				  "afresh, or leave %s at 0 to keep the pinned size",
-				  path, info.max_entries, want, d->limit,
-				  (int)(strrchr(path, '/') - path), path, d->limit);
+				  path, info.max_entries, want, d->limit, dir_len, path, d->limit);
 	/* otherwise the load would fail with a bare EINVAL from libbpf */
 	if (obj_map && (info.map_flags != bpf_map__map_flags(obj_map) ||
 			info.map_extra != bpf_map__map_extra(obj_map)))
@@ -162,8 +165,7 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 				  "remove the pins (rm -r %.*s) to start afresh", path,
 				  info.map_flags, (unsigned long long)info.map_extra,
 				  bpf_map__map_flags(obj_map),
-				  (unsigned long long)bpf_map__map_extra(obj_map),
-				  (int)(strrchr(path, '/') - path), path);
+				  (unsigned long long)bpf_map__map_extra(obj_map), dir_len, path);
 	if (max_entries)
 		*max_entries = info.max_entries;
 	return 0;

@@ -818,7 +818,10 @@ static void test_setup_respects_pins(void **state)
 	scxpol_sched_close(s);
 }
 
-/* A pin whose flags differ (another build): libbpf would not reuse it; say why. */
+/*
+ * A pin of another build, whose flags or value size differ: libbpf would
+ * not reuse it; say why, and how to start afresh.
+ */
 static void test_setup_checks_pinned_flags(void **state)
 {
 	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
@@ -843,6 +846,15 @@ static void test_setup_checks_pinned_flags(void **state)
 		   "the policy's map has flags 0x1, map_extra 0x0 (a pin from another build?): "
 		   "libbpf reuses a pin only if they are equal; remove the pins (rm -r %s) to "
 		   "start afresh", path, dir);
+	scxpol_sched_close(s);
+
+	snprintf(dir, sizeof(dir), "%s/layout", mnt);
+	make_pins(dir, NULL, "scxpol_hint_tgid", NULL);
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s/scxpol_hint_tgid: map type 1, key 4 "
+		   "bytes, value 8 bytes, flags 0x1; this libscxpol expects type 1, key 4, value 16 "
+		   "(<scxpol/abi/hint.h> of the pin's build and of this program differ): remove the "
+		   "pins (rm -r %s) to start afresh", dir, dir);
 	scxpol_sched_close(s);
 }
 
