@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -933,11 +934,8 @@ int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *o
 
 static bool task_alive(pid_t tid)
 {
-	char path[32];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
-	return !stat(path, &st);
+	/* not /proc, which hidepid= hides other users' tasks in; EPERM: it exists */
+	return !kill(tid, 0) || errno == EPERM;
 }
 
 struct idset {
@@ -1153,7 +1151,9 @@ static int prune_tasks(struct scxpol_hint_client *c, int m, unsigned int *remove
 	keys = k;
 	for (i = 0; i < n; i++) {
 		pid_t id = (pid_t)keys[i];
-		bool alive = m == M_TGID ? task_tgid(id) == id : task_alive(id);
+		pid_t tgid = m == M_TGID ? task_tgid(id) : 0;
+		/* tgid 0: hidden (or just gone): a process that may be alive stays */
+		bool alive = task_alive(id) && (!tgid || tgid == id);
 
 		if (!alive && !bpf_map_delete_elem(c->fd[m], &keys[i]))
 			(*removed)++;

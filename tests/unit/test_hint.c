@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -196,12 +197,26 @@ static int run_child(gid_t group, int want_err, const char *want_msg)
 	return WEXITSTATUS(status);
 }
 
+/* The pins as pin_gid 4242 and pin_mode 0660 leave them. */
+static void share_pins(void)
+{
+	char path[512];
+	size_t i;
+
+	assert_int_equal(chown(root, (uid_t)-1, 4242), 0);
+	assert_int_equal(chmod(root, 0710), 0);
+	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, hint_pin_maps[i].name);
+		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
+		assert_int_equal(chmod(path, 0660), 0);
+	}
+}
+
 static void test_permissions(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint_counts n;
-	char want[1024], path[512];
-	size_t i;
+	char want[1024];
 
 	(void)state;
 	/* as the policy leaves them: directory 0700, files 0600, root's */
@@ -218,13 +233,7 @@ static void test_permissions(void **state)
 	assert_int_equal(run_child(0, EACCES, want), 0);
 
 	/* pin_gid 4242, pin_mode 0660: a member of the group may write hints */
-	assert_int_equal(chown(root, (uid_t)-1, 4242), 0);
-	assert_int_equal(chmod(root, 0710), 0);
-	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, hint_pin_maps[i].name);
-		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
-		assert_int_equal(chmod(path, 0660), 0);
-	}
+	share_pins();
 	assert_int_equal(run_child(4242, 0, NULL), 0);
 	/* what the child wrote (its process is gone now, the entry is not) */
 	assert_int_equal(scxpol_hint_count(c, &n), 0);
@@ -437,6 +446,54 @@ static void test_full_map(void **state)
 		   "max_tids", w.tid, dir);
 	pthread_barrier_wait(&w.b);
 	pthread_join(th, NULL);
+	scxpol_hint_client_close(c);
+}
+
+/*
+ * In a child with its own /proc mounted hidepid=2, as uid 65534 in group
+ * 4242: prune. Its exit status is the number of entries removed, or 100+.
+ */
+static int prune_hidden(void)
+{
+	struct scxpol_hint_client *c;
+	unsigned int removed = 0;
+	gid_t group = 4242;
+
+	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", 0, "hidepid=2"))
+		return 100;
+	if (setgroups(1, &group) || setgid(65534) || setuid(65534))
+		return 101;
+	c = open_at(root);
+	if (!c || scxpol_hint_prune(c, &removed)) {
+		fprintf(stderr, "prune: %s\n", scxpol_last_error());
+		return 102;
+	}
+	scxpol_hint_client_close(c);
+	return (int)removed;
+}
+
+/* A pruner that /proc does not show other users' tasks to removes none of their hints. */
+static void test_prune_keeps_hidden_tasks(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	share_pins();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(prune_hidden());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
 	scxpol_hint_client_close(c);
 }
 
@@ -907,6 +964,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_pools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune_keeps_hidden_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_count_while_entries_go, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_slot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
