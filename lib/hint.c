@@ -616,6 +616,12 @@ static pid_t task_tgid(pid_t tid)
 	return p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
 }
 
+static bool task_alive(pid_t tid)
+{
+	/* not /proc, which hidepid= hides other users' tasks in; EPERM: it exists */
+	return !kill(tid, 0) || errno == EPERM;
+}
+
 /* @what for @id of map @m, after checking that the task exists. */
 static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 {
@@ -627,11 +633,12 @@ static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 		return scxpol_err(EINVAL, "%s: not a %s", what, m == M_TGID ? "process id" : "thread id");
 	if (!must_exist)
 		return 0;
+	/* tgid 0 and alive: /proc hides it (hidepid=), only kill() sees it */
 	tgid = task_tgid(id);
-	if (!tgid)
+	if (!tgid && !task_alive(id))
 		return scxpol_err(ESRCH, "%s: no such %s (ids are those of the initial PID "
 				  "namespace)", what, m == M_TGID ? "process" : "thread");
-	if (m == M_TGID && tgid != id)
+	if (m == M_TGID && tgid && tgid != id)
 		return scxpol_err(ESRCH, "%s: a thread of process %d, not a process", what, (int)tgid);
 	return 0;
 }
@@ -930,12 +937,6 @@ int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *o
 	out->max_tids = c->max_entries[M_TID];
 	out->nr_slots = c->max_entries[M_SLOTS];
 	return 0;
-}
-
-static bool task_alive(pid_t tid)
-{
-	/* not /proc, which hidepid= hides other users' tasks in; EPERM: it exists */
-	return !kill(tid, 0) || errno == EPERM;
 }
 
 struct idset {

@@ -449,15 +449,32 @@ static void test_full_map(void **state)
 	scxpol_hint_client_close(c);
 }
 
+static int do_prune(struct scxpol_hint_client *c)
+{
+	unsigned int removed = 0;
+
+	return scxpol_hint_prune(c, &removed) ? -1 : (int)removed;
+}
+
+/* The parent process (another user's, as its hidden child sees it) as a process and a thread. */
+static int set_parent(struct scxpol_hint_client *c)
+{
+	struct scxpol_hint h = { .class_id = 2, .flags = SCXPOL_HINT_F_CLASS };
+
+	return scxpol_hint_set_tgid(c, getppid(), &h) || scxpol_hint_set_tid(c, getppid(), &h) ?
+		       -1 : 0;
+}
+
 /*
  * In a child with its own /proc mounted hidepid=2, as uid 65534 in group
- * 4242: prune. Its exit status is the number of entries removed, or 100+.
+ * 4242: @fn on a client of the pins. Its exit status is what @fn returns,
+ * or 100+.
  */
-static int prune_hidden(void)
+static int hidden_child(int (*fn)(struct scxpol_hint_client *c))
 {
 	struct scxpol_hint_client *c;
-	unsigned int removed = 0;
 	gid_t group = 4242;
+	int r;
 
 	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
 	    mount("proc", "/proc", "proc", 0, "hidepid=2"))
@@ -465,33 +482,44 @@ static int prune_hidden(void)
 	if (setgroups(1, &group) || setgid(65534) || setuid(65534))
 		return 101;
 	c = open_at(root);
-	if (!c || scxpol_hint_prune(c, &removed)) {
-		fprintf(stderr, "prune: %s\n", scxpol_last_error());
+	r = c ? fn(c) : -1;
+	if (r < 0) {
+		fprintf(stderr, "%s\n", scxpol_last_error());
 		return 102;
 	}
 	scxpol_hint_client_close(c);
-	return (int)removed;
+	return r;
 }
 
-/* A pruner that /proc does not show other users' tasks to removes none of their hints. */
-static void test_prune_keeps_hidden_tasks(void **state)
+static int run_hidden(int (*fn)(struct scxpol_hint_client *c))
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(hidden_child(fn));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A client that /proc does not show other users' tasks to (hidepid=):
+ * their hints can be set, and a prune removes none of them.
+ */
+static void test_hidden_tasks(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
-	int status;
-	pid_t pid;
 
 	(void)state;
-	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
 	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
 	share_pins();
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid)
-		_exit(prune_hidden());
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(run_hidden(set_parent), 0);
+	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
+	assert_int_equal(h.class_id, 2);
+	assert_int_equal(run_hidden(do_prune), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
 	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
 	scxpol_hint_client_close(c);
@@ -964,7 +992,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_pools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_map, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prune_keeps_hidden_tasks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hidden_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_count_while_entries_go, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_slot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
