@@ -288,6 +288,24 @@ static void test_huge_target_is_clamped(void **state)
 	scxpol_pool_autosize_free(a);
 }
 
+/*
+ * A demand the caller could not measure (a counter that went backwards
+ * gives a negative one, an empty interval 0 / 0) is refused and is no
+ * interval: the hold counts on across it.
+ */
+static void test_refused_demand_is_no_interval(void **state)
+{
+	struct scxpol_pool_autosize *a = sizer(2, 0.5, 0.8, 2, 0, 0);
+
+	(void)state;
+	assert_int_equal(scxpol_pool_autosize_update(a, 3.0), 0);
+	assert_int_equal(scxpol_pool_autosize_update(a, -0.5), -EINVAL);
+	assert_int_equal(scxpol_pool_autosize_update(a, NAN), -EINVAL);
+	assert_int_equal(scxpol_pool_autosize_update(a, 3.0), 1);
+	assert_int_equal(scxpol_pool_autosize_nr_cpus(a), 4);
+	scxpol_pool_autosize_free(a);
+}
+
 static void expect_new_fails(const struct scxpol_pool_plan *p, unsigned int pool,
 			     unsigned int donor, const struct scxpol_pool_autosize_opts *o,
 			     const char *msg)
@@ -377,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_stable_after_resize),
 		cmocka_unit_test(test_llc_compact),
 		cmocka_unit_test(test_huge_target_is_clamped),
+		cmocka_unit_test(test_refused_demand_is_no_interval),
 		cmocka_unit_test(test_errors),
 	};
 
