@@ -512,9 +512,15 @@ static void test_hidden_tasks(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct waiter w;
+	pthread_t th;
 
 	(void)state;
-	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	/* and a thread other than the leader */
+	pthread_barrier_init(&w.b, NULL, 2);
+	pthread_create(&th, NULL, wait_thread, &w);
+	pthread_barrier_wait(&w.b);
+	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
 	share_pins();
 	assert_int_equal(run_hidden(set_parent), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
@@ -522,6 +528,9 @@ static void test_hidden_tasks(void **state)
 	assert_int_equal(run_hidden(do_prune), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
 	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
+	assert_int_equal(scxpol_hint_get_tid(c, w.tid, &h), 0);
+	pthread_barrier_wait(&w.b);
+	pthread_join(th, NULL);
 	scxpol_hint_client_close(c);
 }
 
