@@ -132,6 +132,19 @@ static int refuse_clone3(int errnum)
 	return 0;
 }
 
+/*
+ * A child that could not refuse clone3 (status 77): under valgrind, which
+ * runs no seccomp filter (scripts/check sets SCXPOL_VALGRIND), the test
+ * is left to the plain run; anywhere else it fails.
+ */
+static bool no_seccomp_under_valgrind(int status)
+{
+	if (status != 77 || !getenv("SCXPOL_VALGRIND"))
+		return false;
+	print_message("# valgrind runs no seccomp filter: this test runs without valgrind\n");
+	return true;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -641,6 +654,7 @@ static void test_replay_stop_mid_run(void **state)
 				  .clear = rec_clear };
 	struct faas_replay *r = (void *)1;
 	char root[1100];
+	sigset_t alrm;
 	struct stat st;
 	int k, n, rc;
 
@@ -653,7 +667,17 @@ static void test_replay_stop_mid_run(void **state)
 	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
 	rc = faas_replay_run(&o, &r, err, sizeof(err));
 	setitimer(ITIMER_REAL, &off, NULL);
+	/*
+	 * A SIGALRM still pending (valgrind delivers late) would kill the
+	 * test once the default action is back: take it first.
+	 */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_BLOCK, &alrm, NULL);
+	while (sigtimedwait(&alrm, NULL, &(struct timespec){ 0 }) == SIGALRM)
+		;
 	sigaction(SIGALRM, &old, NULL);
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
 	assert_int_equal(rc, -EINTR);
 	assert_null(r);
 	assert_int_equal(strncmp(err, "interrupted after ", 18), 0);
@@ -1193,8 +1217,8 @@ static void test_body_spawn_clone3_too_old(void **state)
 					    sizeof(err)), 0);
 	status = in_child(spawn_where_clone3_is_too_old, cg);
 	assert_int_equal(faas_cgroup_remove(cg, err, sizeof(err)), 0);
-	if (status == 77)
-		skip(); /* no seccomp here */
+	if (no_seccomp_under_valgrind(status))
+		return;
 	assert_int_equal(status, 0);
 	assert_no_children();
 }
@@ -1235,8 +1259,8 @@ static void test_body_spawn_move_fails(void **state)
 
 	(void)state;
 	status = in_child(spawn_move_fails_under_signals, tmpdir);
-	if (status == 77)
-		skip(); /* no seccomp here */
+	if (no_seccomp_under_valgrind(status))
+		return;
 	assert_int_equal(status, 0);
 	assert_no_children();
 }
