@@ -642,6 +642,10 @@ static int read_published(struct scxpol_sched *s, struct bpf_object *obj,
 	free(val);
 	if (r)
 		return r;
+	/* rather than a mix of two tables */
+	if (st.gen != q.gen)
+		return scxpol_err(EAGAIN, "%s: the pools were published again during each of %d "
+				  "reads; read again", scxpol_sched_name(s), tries);
 	if (gen)
 		*gen = q.gen;
 	return (int)q.nr_pools;

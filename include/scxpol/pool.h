@@ -211,7 +211,8 @@ struct scxpol_pool_stat {
  * It reads through scxpol_sched_object(s): from a thread other than the
  * one running the policy, call it where the object is locked against a
  * restart, as in a scxpol_stats_pools_fn (<scxpol/stats.h>). -EINVAL when
- * the policy is not loaded or was not set up.
+ * the policy is not loaded or was not set up; -EAGAIN when a new plan was
+ * published during each of 8 reads (never a mix of two tables).
  */
 SCXPOL_API int scxpol_pool_read(struct scxpol_sched *s, unsigned long long *gen,
 				struct scxpol_pool_stat *out, size_t n, unsigned int *shared_queued);
