@@ -358,55 +358,55 @@ fail:
 	return r;
 }
 
-int scxpol_cpuset_format(const struct scxpol_cpuset *s, char *buf, size_t len)
+/*
+ * @s as a CPU list into @buf (@len bytes), runs as ranges; returns the
+ * length the whole list needs without its NUL. With @cut a list too long
+ * ends in "..." (@len >= 4); without, what does not fit is left out (the
+ * caller sees the length).
+ */
+static size_t format_list(const struct scxpol_cpuset *s, char *buf, size_t len, bool cut)
 {
 	size_t o = 0;
 	int a, b, n;
 	char tmp[32];
 
-	if (!s || (!buf && len))
-		return scxpol_err(EINVAL, "scxpol_cpuset_format: %s is NULL", s ? "buf" : "set");
+	if (len)
+		buf[0] = '\0';
 	for (a = scxpol_cpuset_next(s, -1); a >= 0; a = scxpol_cpuset_next(s, b)) {
 		for (b = a; scxpol_cpuset_test(s, (unsigned int)b + 1); b++)
 			;
-		if (a == b)
-			n = snprintf(tmp, sizeof(tmp), "%s%d", o ? "," : "", a);
-		else
-			n = snprintf(tmp, sizeof(tmp), "%s%d-%d", o ? "," : "", a, b);
-		/* Keep counting past the end so the message can say what is needed. */
+		n = a == b ? snprintf(tmp, sizeof(tmp), "%s%d", o ? "," : "", a)
+			   : snprintf(tmp, sizeof(tmp), "%s%d-%d", o ? "," : "", a, b);
+		if (cut && o + (size_t)n + 4 > len) {
+			snprintf(buf + o, len - o, "...");
+			return o + 3;
+		}
 		if (o + (size_t)n < len)
-			memcpy(buf + o, tmp, (size_t)n);
+			memcpy(buf + o, tmp, (size_t)n + 1);
 		o += (size_t)n;
 	}
+	return o;
+}
+
+int scxpol_cpuset_format(const struct scxpol_cpuset *s, char *buf, size_t len)
+{
+	size_t o;
+
+	if (!s || (!buf && len))
+		return scxpol_err(EINVAL, "scxpol_cpuset_format: %s is NULL", s ? "buf" : "set");
+	o = format_list(s, buf, len, false);
 	if (o >= len || o > INT_MAX) {
 		if (len)
 			buf[0] = '\0';
 		return scxpol_err(ENOSPC, "cpu list of %u CPUs needs %zu bytes, the buffer has %zu",
 				  scxpol_cpuset_count(s), o + 1, len);
 	}
-	buf[o] = '\0';
 	return (int)o;
 }
 
 const char *scxpol_cpuset_str(const struct scxpol_cpuset *s, char *buf, size_t len)
 {
-	size_t o = 0;
-	int a, b, n;
-	char tmp[32];
-
-	buf[0] = '\0';
-	for (a = scxpol_cpuset_next(s, -1); a >= 0; a = scxpol_cpuset_next(s, b)) {
-		for (b = a; scxpol_cpuset_test(s, (unsigned int)b + 1); b++)
-			;
-		n = a == b ? snprintf(tmp, sizeof(tmp), "%s%d", o ? "," : "", a)
-			   : snprintf(tmp, sizeof(tmp), "%s%d-%d", o ? "," : "", a, b);
-		if (o + (size_t)n + 4 > len) {
-			snprintf(buf + o, len - o, "...");
-			break;
-		}
-		memcpy(buf + o, tmp, (size_t)n + 1);
-		o += (size_t)n;
-	}
+	format_list(s, buf, len, true);
 	return buf;
 }
 
