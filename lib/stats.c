@@ -1420,6 +1420,21 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 		return scxpol_err(EADDRINUSE, "a stats server already answers on %s (is the policy "
 				  "running twice?)", srv->path);
 	}
+	/*
+	 * The rename below replaces what is there: only a socket nobody listens
+	 * on (a killed loader's) is ours to take over. A file, or a socket that
+	 * refuses otherwise (a datagram socket, a live server's full backlog),
+	 * is someone else's.
+	 */
+	if (fd != -ENOENT) {
+		if (!stat(srv->path, &st) && !S_ISSOCK(st.st_mode))
+			return scxpol_err(EEXIST, "stats socket %s: the path exists and is not a "
+					  "socket; remove it or give another path", srv->path);
+		if (fd != -ECONNREFUSED)
+			return scxpol_err(-fd, "stats socket %s: the path is a socket that cannot be "
+					  "checked for a running stats server (%s); remove it or "
+					  "give another path", srv->path, strerror(-fd));
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return scxpol_err(errno, "socket: %s", strerror(errno));

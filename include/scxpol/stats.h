@@ -150,8 +150,11 @@ struct scxpol_stats_server_opts {
  * scxpol_stats_server_start - serve @s's stats on a Unix socket from a new
  * thread. It reads the current object on every request, so it keeps
  * working across restarts (answering ENODATA while none is loaded). Stop it
- * before scxpol_sched_close(). NULL + errno: EADDRINUSE (a server already
- * answers on the path), ENAMETOOLONG, errors creating the socket.
+ * before scxpol_sched_close(). A socket nobody listens on (a killed
+ * loader's) is replaced. NULL + errno: EADDRINUSE (a server already
+ * answers on the path), EEXIST (the path is not a socket), the error of
+ * connecting to a socket that is neither (one of another type),
+ * ENAMETOOLONG, errors creating the socket.
  */
 SCXPOL_API struct scxpol_stats_server *
 scxpol_stats_server_start(struct scxpol_sched *s, const struct scxpol_stats_server_opts *opts);

@@ -684,6 +684,56 @@ static void test_server_stale_socket_and_mode(void **state)
 	scxpol_sched_close(s);
 }
 
+/*
+ * What answers no stream connection is taken over only when it is a socket
+ * nobody listens on (a killed loader's): a file, or a live socket of
+ * another kind (a datagram socket as /dev/log), is someone else's.
+ */
+static void test_server_spares_other_files(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct scxpol_sched *s = open_minimal();
+	char path[256], want[512], buf[16];
+	struct stat sb, now;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/precious.sock", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("data\n", f);
+	fclose(f);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path);
+	assert_null(scxpol_stats_server_start(s, &vo));
+	assert_int_equal(errno, EEXIST);
+	snprintf(want, sizeof(want), "stats socket %s: the path exists and is not a socket; "
+		 "remove it or give another path", path);
+	assert_string_equal(scxpol_last_error(), want);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "data\n");
+
+	snprintf(path, sizeof(path), "%s/dgram.sock", dir);
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	memcpy(sa.sun_path, path, strlen(path));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	vo.path = path;
+	assert_null(scxpol_stats_server_start(s, &vo));
+	assert_int_equal(errno, EPROTOTYPE);
+	snprintf(want, sizeof(want), "stats socket %s: the path is a socket that cannot be "
+		 "checked for a running stats server (Protocol wrong type for socket); remove it "
+		 "or give another path", path);
+	assert_string_equal(scxpol_last_error(), want);
+	assert_int_equal(stat(path, &now), 0);
+	assert_true(now.st_ino == sb.st_ino);
+	close(fd);
+	scxpol_sched_close(s);
+}
+
 static void test_socket_path(void **state)
 {
 	char buf[128];
@@ -710,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_read_checks),
 		cmocka_unit_test(test_server),
 		cmocka_unit_test(test_server_stale_socket_and_mode),
+		cmocka_unit_test(test_server_spares_other_files),
 		cmocka_unit_test(test_socket_path),
 	};
 
