@@ -1176,26 +1176,28 @@ static bool client_process(struct scxpol_stats_server *srv, struct client *c)
 		if (c->out || c->closing)
 			return true;
 		nl = memchr(c->in, '\n', c->in_len);
-		if (!nl) {
-			if (c->in_len > SCXPOL_STATS_MAX_LINE) {
-				char msg[64];
+		if (!nl && c->in_len > SCXPOL_STATS_MAX_LINE) {
+			char msg[64];
 
-				snprintf(msg, sizeof(msg), "request longer than %d bytes",
-					 SCXPOL_STATS_MAX_LINE);
-				client_queue(c, error_response(E2BIG, msg));
-				c->closing = true;
-				c->in_len = 0;
-				continue;
-			}
-			return true;
+			snprintf(msg, sizeof(msg), "request longer than %d bytes",
+				 SCXPOL_STATS_MAX_LINE);
+			client_queue(c, error_response(E2BIG, msg));
+			c->closing = true;
+			c->in_len = 0;
+			continue;
 		}
-		len = (size_t)(nl - c->in);
-		for (i = 0; i < len && strchr(" \t\r", c->in[i]); i++)
+		/* at the client's EOF, what it sent last is a request without its newline */
+		if (!nl && (!c->eof || !c->in_len))
+			return true;
+		len = nl ? (size_t)(nl - c->in) : c->in_len;
+		/* not strchr(): it would take a NUL byte for white space */
+		for (i = 0; i < len && (c->in[i] == ' ' || c->in[i] == '\t' || c->in[i] == '\r'); i++)
 			;
 		if (i < len)
 			client_queue(c, scxpol_stats_respond(srv->s, &srv->stats, c->in, len));
-		memmove(c->in, nl + 1, c->in_len - len - 1);
-		c->in_len -= len + 1;
+		len += nl ? 1 : 0;
+		memmove(c->in, c->in + len, c->in_len - len);
+		c->in_len -= len;
 		c->deadline = mono_ms() + srv->timeout_ms;
 	}
 }

@@ -10,7 +10,8 @@
  *
  * The stats server is a thread of the policy process serving a Unix
  * socket, /run/scxpol/<policy>.sock by default. Protocol: one JSON request
- * per line, one JSON response per line:
+ * per line (the last before the client's EOF may lack its newline), one
+ * JSON response per line:
  *   {"req":"stats"} -> {"errno":0,"resp":SNAPSHOT}
  *   {"req":"list"}  -> {"errno":0,"resp":{"requests":["list","stats"],
  *                                         "counters":["enqueue",...]}}

@@ -734,6 +734,35 @@ static void test_server_spares_other_files(void **state)
 	scxpol_sched_close(s);
 }
 
+/*
+ * Every request gets an answer: a line of NUL bytes is no blank line, and
+ * what a client sends before its EOF is its last request, newline or not
+ * (printf '{"req":"list"}' | nc -U PATH).
+ */
+static void test_server_line_ends(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char path[256], buf[4096];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/ends.sock", dir);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	fd = raw_connect(path);
+	assert_int_equal(send(fd, "\0\n{\"req\":\"x\"}", 13, 0), 13);
+	shutdown(fd, SHUT_WR);
+	read_all(fd, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at column 1: "
+				 "unexpected byte\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
+				 "request \\\"x\\\"; known: list, stats\"}\n");
+	close(fd);
+	scxpol_stats_server_stop(srv);
+	scxpol_sched_close(s);
+}
+
 static void test_socket_path(void **state)
 {
 	char buf[128];
@@ -761,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_server),
 		cmocka_unit_test(test_server_stale_socket_and_mode),
 		cmocka_unit_test(test_server_spares_other_files),
+		cmocka_unit_test(test_server_line_ends),
 		cmocka_unit_test(test_socket_path),
 	};
 
