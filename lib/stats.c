@@ -1607,12 +1607,13 @@ int scxpol_stats_request(const char *path, const char *req, char *resp, size_t l
 		ssize_t got;
 		char *nl;
 
-		if (off + 1 >= len) {
+		/* the newline's byte becomes the NUL: a response of len - 1 bytes fits */
+		if (off >= len) {
 			close(fd);
 			return scxpol_err(EMSGSIZE, "%s: the response is longer than %zu bytes", path,
 					  len - 1);
 		}
-		got = recv(fd, resp + off, len - 1 - off, 0);
+		got = recv(fd, resp + off, len - off, 0);
 		if (got < 0) {
 			r = errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno;
 			close(fd);

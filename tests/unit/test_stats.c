@@ -763,6 +763,29 @@ static void test_server_line_ends(void **state)
 	scxpol_sched_close(s);
 }
 
+/* A response fits a buffer of its length and the NUL; one byte less is -EMSGSIZE. */
+static void test_request_exact_fit(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char path[256], resp[4096], small[4096];
+	int n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fit.sock", dir);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	n = scxpol_stats_request(path, "{\"req\":\"list\"}", resp, sizeof(resp));
+	assert_true(n > 0);
+	assert_int_equal(scxpol_stats_request(path, "{\"req\":\"list\"}", small, (size_t)n + 1), n);
+	assert_string_equal(small, resp);
+	assert_int_equal(scxpol_stats_request(path, "{\"req\":\"list\"}", small, (size_t)n),
+			 -EMSGSIZE);
+	scxpol_stats_server_stop(srv);
+	scxpol_sched_close(s);
+}
+
 static void test_socket_path(void **state)
 {
 	char buf[128];
@@ -791,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_server_stale_socket_and_mode),
 		cmocka_unit_test(test_server_spares_other_files),
 		cmocka_unit_test(test_server_line_ends),
+		cmocka_unit_test(test_request_exact_fit),
 		cmocka_unit_test(test_socket_path),
 	};
 
