@@ -71,6 +71,18 @@ static int only_socket(char *buf, size_t len)
 	return -1;
 }
 
+/*
+ * Flush stdout; 1 with a message if it could not be written (a full disk):
+ * output lost is a failure, not exit status 0.
+ */
+static int flush_out(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "scxpol-stat: cannot write the output: %s\n", strerror(errno));
+	return 1;
+}
+
 static void print_table(const struct scxpol_stats *st, const struct scxpol_stats *prev)
 {
 	double dt = prev ? (double)(st->time_ns - prev->time_ns) / 1e9 : 0;
@@ -97,7 +109,6 @@ static void print_table(const struct scxpol_stats *st, const struct scxpol_stats
 			printf("%-16s %-24s %8u %10llu\n", st->pools[i].name, st->pools[i].cpus,
 			       st->pools[i].nr_cpus, (unsigned long long)st->pools[i].queued);
 	}
-	fflush(stdout);
 }
 
 /* The command line's values. */
@@ -202,7 +213,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("%s\n", resp);
-		return 0;
+		return flush_out();
 	}
 	st = calloc(2, sizeof(*st));
 	if (!st) {
@@ -229,13 +240,19 @@ int main(int argc, char **argv)
 		if (a.json) {
 			r = scxpol_stats_json_file(st, stdout);
 			free(st);
-			return r ? 1 : 0;
+			if (r)
+				fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
+			return r ? 1 : flush_out();
 		}
 		if (tty)
 			printf("\033[H\033[2J");
 		else if (n)
 			printf("\n");
 		print_table(st, n ? prev : NULL);
+		if (flush_out()) {
+			free(st);
+			return 1;
+		}
 	}
 	free(st);
 	return 0;
