@@ -430,13 +430,29 @@ struct jdoc {
 
 #define JSON_MAX_DEPTH 32
 
+/* "column C" of byte @pos, or "line L, column C" in text of several lines. */
+static void jat(const struct jdoc *d, size_t pos, char *buf, size_t len)
+{
+	size_t i, line = 1, start = 0;
+
+	for (i = 0; i < pos && i < d->len; i++)
+		if (d->in[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	if (line > 1)
+		snprintf(buf, len, "line %zu, column %zu", line, pos - start + 1);
+	else
+		snprintf(buf, len, "column %zu", pos + 1);
+}
+
 static int jerr(struct jdoc *d, const char *what)
 {
-	if (d->pos >= d->len)
-		snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: %s (the text ends there)",
-			 d->pos + 1, what);
-	else
-		snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: %s", d->pos + 1, what);
+	char at[64];
+
+	jat(d, d->pos, at, sizeof(at));
+	snprintf(d->err, sizeof(d->err), "bad JSON at %s: %s%s", at, what,
+		 d->pos >= d->len ? " (the text ends there)" : "");
 	return -1;
 }
 
@@ -660,9 +676,11 @@ static int jcontainer(struct jdoc *d, int node, bool obj)
 			/* a lookup finds the first: a second one would be read as the first */
 			for (i = d->n[node].child; last >= 0 && i >= 0; i = d->n[i].next)
 				if (!strcmp(d->strs + d->n[i].key, d->strs + key)) {
-					snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: "
-						 "member \"%.40s\" given twice", at + 1,
-						 d->strs + key);
+					char where[64];
+
+					jat(d, at, where, sizeof(where));
+					snprintf(d->err, sizeof(d->err), "bad JSON at %s: member "
+						 "\"%.40s\" given twice", where, d->strs + key);
 					return -1;
 				}
 			jws(d);
@@ -701,7 +719,7 @@ static int jvalue(struct jdoc *d)
 	};
 	int node;
 	size_t i;
-	char c;
+	char c, at[64];
 
 	jws(d);
 	if (d->pos >= d->len)
@@ -740,7 +758,8 @@ static int jvalue(struct jdoc *d)
 	}
 	if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
 		return jerr(d, "unexpected byte");
-	snprintf(d->err, sizeof(d->err), "bad JSON at column %zu: unexpected '%c'", d->pos + 1, c);
+	jat(d, d->pos, at, sizeof(at));
+	snprintf(d->err, sizeof(d->err), "bad JSON at %s: unexpected '%c'", at, c);
 	return -1;
 }
 

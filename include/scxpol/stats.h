@@ -124,8 +124,9 @@ SCXPOL_API int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f);
 
 /*
  * scxpol_stats_parse - the inverse: parse a snapshot in @json into @out.
- * -EINVAL with the column of the problem for malformed input, or naming
- * the member that is missing or of the wrong type.
+ * -EINVAL with the column of the problem (and its line, in text of several
+ * lines) for malformed input, or naming the member that is missing or of
+ * the wrong type.
  */
 SCXPOL_API int scxpol_stats_parse(const char *json, struct scxpol_stats *out);
 

@@ -326,6 +326,16 @@ static void test_parse_roundtrip_and_errors(void **state)
 	assert_int_equal(back.pools[0].nr_cpus, 4294967295U);
 	assert_int_equal(scxpol_stats_parse("{} x", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 4: text after the value");
+	/* text over several lines (as jq prints it): the line, and the column in it */
+	assert_int_equal(scxpol_stats_parse("{\n  \"policy\": x\n}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 2, column 13: "
+			    "unexpected 'x'");
+	assert_int_equal(scxpol_stats_parse("{\n  \"a\": 1,\n  \"a\": 2\n}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 3: "
+			    "member \"a\" given twice");
+	assert_int_equal(scxpol_stats_parse("{\r\n\"policy\": \"a\",\n", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 1: "
+			    "expected a member name (the text ends there)");
 }
 
 /* --- requests --------------------------------------------------------------- */
