@@ -1129,6 +1129,7 @@ struct scxpol_stats_server {
 	unsigned int max_clients, timeout_ms;
 	struct client *clients;
 	unsigned int nr_clients;
+	uint64_t accept_after; /* ms; accept failed for want of resources: not before */
 };
 
 static uint64_t mono_ms(void)
@@ -1227,8 +1228,23 @@ static void accept_clients(struct scxpol_stats_server *srv)
 		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct client *c;
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			       errno == ENOMEM)) {
+			/*
+			 * The client stays in the backlog and the socket readable:
+			 * polling it again at once would spin on a CPU of the host
+			 * the policy schedules.
+			 */
+			if (!srv->accept_after)
+				scxpol_log(SCXPOL_LOG_WARN, "stats server %s: cannot accept a client: "
+					   "%s; trying again every second", srv->path,
+					   strerror(errno));
+			srv->accept_after = mono_ms() + 1000;
+			return;
+		}
 		if (fd < 0)
 			return;
+		srv->accept_after = 0;
 		if (srv->nr_clients == srv->max_clients) {
 			char msg[96], *resp;
 
@@ -1270,7 +1286,10 @@ static void *server_main(void *arg)
 		int timeout;
 
 		pfd[0] = (struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = srv->listen_fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = srv->listen_fd,
+					  .events = now >= srv->accept_after ? POLLIN : 0 };
+		if (now < srv->accept_after)
+			next = srv->accept_after;
 		for (i = 0; i < n; i++) {
 			struct client *c = &srv->clients[i];
 

@@ -6,18 +6,26 @@
  * Reading live counters needs a loaded policy: the VM suite hintstats.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 #include <scxpol/abi/pool.h>
 #include <scxpol/skel.h>
@@ -796,6 +804,85 @@ static void test_request_exact_fit(void **state)
 	scxpol_sched_close(s);
 }
 
+static char accept_warning[256];
+static unsigned int nr_accept_warnings;
+
+static void catch_accept_warning(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)c;
+	if (l == SCXPOL_LOG_WARN && strstr(m, "cannot accept")) {
+		snprintf(accept_warning, sizeof(accept_warning), "%s", m);
+		nr_accept_warnings++;
+	}
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Out of file descriptors (the loader's, which the server shares), a
+ * client waiting in the backlog cannot be accepted: the server says so
+ * once and tries again later, instead of polling its always-ready socket
+ * in a loop that takes a CPU from the host it schedules. The client is
+ * served once descriptors are free again.
+ */
+static void test_server_out_of_fds(void **state)
+{
+	struct scxpol_sched *s;
+	struct scxpol_stats_server *srv;
+	char path[256], want[512], buf[4096];
+	struct rlimit old, low;
+	int fill[1024], nr = 0, fd;
+	double cpu;
+
+	(void)state;
+	/*
+	 * valgrind checks descriptors against a limit of its own, not the
+	 * kernel's (and cmocka's skip() reads as a failure to meson's TAP)
+	 */
+	if (RUNNING_ON_VALGRIND)
+		return;
+	s = open_minimal();
+	snprintf(path, sizeof(path), "%s/fds.sock", dir);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	scxpol_log_set(catch_accept_warning, SCXPOL_LOG_DEBUG, NULL);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 128;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (nr < 1024 && (fill[nr] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		nr++;
+	assert_int_equal(errno, EMFILE);
+	close(fill[--nr]);
+	fd = raw_connect(path); /* the last descriptor */
+	assert_int_equal(send(fd, "{\"req\":\"list\"}\n", 15, 0), 15);
+	cpu = cpu_seconds();
+	sleep(2);
+	/* a loop takes about a second of CPU a second; one try a second, next to none */
+	cpu = cpu_seconds() - cpu;
+	while (nr)
+		close(fill[--nr]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_true(recv(fd, buf, sizeof(buf), 0) > 0);
+	assert_true(!strncmp(buf, "{\"errno\":0,", 11));
+	close(fd);
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	snprintf(want, sizeof(want), "stats server %s: cannot accept a client: Too many open "
+		 "files; trying again every second", path);
+	assert_string_equal(accept_warning, want);
+	assert_int_equal(nr_accept_warnings, 1);
+	assert_true(cpu < 0.2);
+	scxpol_stats_server_stop(srv);
+	scxpol_sched_close(s);
+}
+
 static void test_socket_path(void **state)
 {
 	char buf[128];
@@ -825,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_server_spares_other_files),
 		cmocka_unit_test(test_server_line_ends),
 		cmocka_unit_test(test_request_exact_fit),
+		cmocka_unit_test(test_server_out_of_fds),
 		cmocka_unit_test(test_socket_path),
 	};
 
