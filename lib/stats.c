@@ -29,6 +29,8 @@
 /* <scxpol/abi/pool.h>: the pool configuration's section; max_pools 0 = no pools */
 #define POOL_CONF_SECTION ".rodata.scxpol_pool"
 #define SOCK_BASE "/run/scxpol"
+/* longest server socket path: sun_path less its NUL and ".PID.SEQ" (1 + 7 + 1 + 10) */
+#define SOCK_PATH_MAX (sizeof(((struct sockaddr_un *)0)->sun_path) - 24)
 #define CLIENT_TIMEOUT_S 5
 #define MAX_RESPONSE (1U << 20)
 
@@ -1441,18 +1443,17 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 	struct stat st;
 	int fd, n;
 
+	/* SOCK_PATH_MAX leaves room for the suffix: a pid has 7 digits at most */
 	n = snprintf(tmp, sizeof(tmp), "%s.%d.%u", srv->path, (int)getpid(),
 		     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
-		return scxpol_err(ENAMETOOLONG, "stats socket path '%s' is too long (at most %zu "
-				  "bytes)", srv->path, sizeof(sa.sun_path) - 24);
 	snprintf(dir, sizeof(dir), "%s", srv->path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
 		/* traversable, not listable: the socket's own mode decides who connects */
 		if (mkdir(dir, 0711) && errno != EEXIST)
-			return scxpol_err(errno, "cannot create %s: %s", dir, strerror(errno));
+			return scxpol_err(errno, "stats socket %s: cannot create its directory %s: %s",
+					  srv->path, dir, strerror(errno));
 	}
 	fd = sock_connect(srv->path, true);
 	if (fd >= 0) {
@@ -1553,16 +1554,18 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 		goto fail;
 	}
 	if (path) {
-		if (strlen(path) >= sizeof(srv->path)) {
-			r = scxpol_err(ENAMETOOLONG, "stats socket path '%s' is longer than %zu bytes",
-				       path, sizeof(srv->path) - 1);
-			goto fail;
-		}
 		snprintf(srv->path, sizeof(srv->path), "%s", path);
 	} else {
 		r = scxpol_stats_socket_path(scxpol_sched_name(s), srv->path, sizeof(srv->path));
 		if (r < 0)
 			goto fail;
+	}
+	/* one limit, whatever the pid in the temporary name (server_bind()) */
+	if (strlen(path ?: srv->path) > SOCK_PATH_MAX) {
+		r = scxpol_err(ENAMETOOLONG, "stats socket path '%s' is longer than %zu bytes (a "
+			       "Unix socket's %zu, less room for a temporary name)",
+			       path ?: srv->path, SOCK_PATH_MAX, sizeof(srv->path) - 1);
+		goto fail;
 	}
 	r = server_bind(srv, OPTS_GET(opts, mode, 0) ?: 0600, OPTS_GET(opts, gid, -1));
 	if (r)

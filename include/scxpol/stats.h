@@ -156,7 +156,8 @@ struct scxpol_stats_server_opts {
  * loader's) is replaced. NULL + errno: EADDRINUSE (a server already
  * answers on the path), EEXIST (the path is not a socket), the error of
  * connecting to a socket that is neither (one of another type),
- * ENAMETOOLONG, errors creating the socket.
+ * ENAMETOOLONG (a path longer than 84 bytes: the socket is made under a
+ * temporary name in the same directory first), errors creating the socket.
  */
 SCXPOL_API struct scxpol_stats_server *
 scxpol_stats_server_start(struct scxpol_sched *s, const struct scxpol_stats_server_opts *opts);

@@ -883,6 +883,48 @@ static void test_server_out_of_fds(void **state)
 	scxpol_sched_close(s);
 }
 
+/*
+ * Socket paths the server cannot use are refused naming them, and the
+ * longest it takes does not depend on its process id: the socket is made
+ * under a temporary name (the path, '.', the pid, '.', a sequence number)
+ * that must fit sun_path too.
+ */
+static void test_server_bad_paths(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char path[300], want[600];
+	size_t n;
+
+	(void)state;
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path);
+	snprintf(path, sizeof(path), "%s/no/such/dir/x.sock", dir);
+	assert_null(scxpol_stats_server_start(s, &vo));
+	assert_int_equal(errno, ENOENT);
+	snprintf(want, sizeof(want), "stats socket %s: cannot create its directory %s/no/such/dir: "
+		 "No such file or directory", path, dir);
+	assert_string_equal(scxpol_last_error(), want);
+
+	/* 84 bytes: the longest; one more is refused, whatever the pid */
+	n = (size_t)snprintf(path, sizeof(path), "%s/", dir);
+	memset(path + n, 'p', 84 - n);
+	path[84] = '\0';
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	scxpol_stats_server_stop(srv);
+	/* and one that does not fit sun_path at all */
+	for (n = 85; n <= 285; n += 200) {
+		memset(path + 84, 'p', n - 84);
+		path[n] = '\0';
+		assert_null(scxpol_stats_server_start(s, &vo));
+		assert_int_equal(errno, ENAMETOOLONG);
+		snprintf(want, sizeof(want), "stats socket path '%s' is longer than 84 bytes (a "
+			 "Unix socket's 107, less room for a temporary name)", path);
+		assert_string_equal(scxpol_last_error(), want);
+	}
+	scxpol_sched_close(s);
+}
+
 static void test_socket_path(void **state)
 {
 	char buf[128];
@@ -913,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_server_line_ends),
 		cmocka_unit_test(test_request_exact_fit),
 		cmocka_unit_test(test_server_out_of_fds),
+		cmocka_unit_test(test_server_bad_paths),
 		cmocka_unit_test(test_socket_path),
 	};
 
