@@ -29,7 +29,9 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "  -j, --json           print one snapshot as JSON and exit\n"
 		   "  -r, --request JSON   send one request line, print the response\n"
 		   "  -i, --interval SECS  refresh the table every SECS (default 1)\n"
-		   "  -n, --count N        stop after N tables (default: until interrupted)\n");
+		   "  -n, --count N        stop after N tables (default: until interrupted)\n"
+		   "                       (after the first, a failed read is retried: the\n"
+		   "                       policy may be restarting)\n");
 	scxpol_cli_usage(c, f);
 }
 
@@ -232,6 +234,13 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 		r = scxpol_stats_fetch(path, st);
+		if (r && n) {
+			/* the policy or its loader restarting: the table goes on once it is back */
+			fprintf(stderr, "scxpol-stat: %s; trying again\n", scxpol_last_error());
+			*st = *prev;
+			n--;
+			continue;
+		}
 		if (r) {
 			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
 			free(st);
