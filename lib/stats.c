@@ -1429,6 +1429,11 @@ static int sock_connect(const char *path, bool quiet)
 	case ECONNREFUSED:
 		return scxpol_err(e, "cannot connect to %s: %s (a stale socket: the policy is not "
 				  "running)", path, strerror(e));
+	case EAGAIN:
+		/* connect() waited SO_SNDTIMEO with the server's queue full */
+		return scxpol_err(ETIMEDOUT, "cannot connect to %s: the server accepted no "
+				  "connection in %d s (is the policy's stats server stuck?)", path,
+				  CLIENT_TIMEOUT_S);
 	default:
 		return scxpol_err(e, "cannot connect to %s: %s", path, strerror(e));
 	}

@@ -182,8 +182,9 @@ SCXPOL_API int scxpol_stats_socket_path(const char *policy, char *buf, size_t le
  * the server at @path and store the response line (without newline) in
  * @resp. Returns its length. Errors say what to do: -ENOENT (no server: is
  * the policy running?), -EACCES (the socket's mode and owner), -ECONNREFUSED
- * (a stale socket), -ETIMEDOUT (5 s without an answer), -EMSGSIZE (the
- * response does not fit in @len).
+ * (a stale socket), -ETIMEDOUT (5 s without an answer, or without the
+ * server accepting the connection), -EMSGSIZE (the response does not fit
+ * in @len).
  */
 SCXPOL_API int scxpol_stats_request(const char *path, const char *req, char *resp, size_t len);
 

@@ -925,6 +925,33 @@ static void test_server_bad_paths(void **state)
 	scxpol_sched_close(s);
 }
 
+/*
+ * A server that does not accept (its thread stuck, its queue full): the
+ * client gives up after its 5 s like for an answer that does not come,
+ * -ETIMEDOUT saying so, not connect()'s "Resource temporarily unavailable".
+ */
+static void test_request_server_not_accepting(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[256], resp[256], want[512];
+	int fd, queued;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stuck.sock", dir);
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 0), 0);
+	queued = raw_connect(path); /* a backlog of 0 holds one */
+	assert_int_equal(scxpol_stats_request(path, "{\"req\":\"list\"}", resp, sizeof(resp)),
+			 -ETIMEDOUT);
+	snprintf(want, sizeof(want), "cannot connect to %s: the server accepted no connection in "
+		 "5 s (is the policy's stats server stuck?)", path);
+	assert_string_equal(scxpol_last_error(), want);
+	close(queued);
+	close(fd);
+}
+
 static void test_socket_path(void **state)
 {
 	char buf[128];
@@ -956,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_request_exact_fit),
 		cmocka_unit_test(test_server_out_of_fds),
 		cmocka_unit_test(test_server_bad_paths),
+		cmocka_unit_test(test_request_server_not_accepting),
 		cmocka_unit_test(test_socket_path),
 	};
 
