@@ -860,6 +860,7 @@ static void test_server_out_of_fds(void **state)
 	while (nr < 1024 && (fill[nr] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
 		nr++;
 	assert_int_equal(errno, EMFILE);
+	assert_true(nr > 0);
 	close(fill[--nr]);
 	fd = raw_connect(path); /* the last descriptor */
 	assert_int_equal(send(fd, "{\"req\":\"list\"}\n", 15, 0), 15);
