@@ -1558,7 +1558,11 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 		r = scxpol_err(ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (path) {
+	if (path && !path[0]) {
+		/* "" would bind its temporary name, ".PID.SEQ", in the working directory */
+		r = scxpol_err(EINVAL, "the stats socket path is empty");
+		goto fail;
+	} else if (path) {
 		snprintf(srv->path, sizeof(srv->path), "%s", path);
 	} else {
 		r = scxpol_stats_socket_path(scxpol_sched_name(s), srv->path, sizeof(srv->path));

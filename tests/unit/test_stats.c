@@ -906,6 +906,13 @@ static void test_server_bad_paths(void **state)
 		 "No such file or directory", path, dir);
 	assert_string_equal(scxpol_last_error(), want);
 
+	/* "" (--stats-socket '') is no path in the working directory */
+	vo.path = "";
+	assert_null(scxpol_stats_server_start(s, &vo));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(scxpol_last_error(), "the stats socket path is empty");
+	vo.path = path;
+
 	/* 84 bytes: the longest; one more is refused, whatever the pid */
 	n = (size_t)snprintf(path, sizeof(path), "%s/", dir);
 	memset(path + n, 'p', 84 - n);
