@@ -5,10 +5,12 @@
 # scans from d0 and always finds room there), 4 per CPU, while a SCHED_FIFO
 # loop on d0's CPUs (as the faas control plane) creates and removes 100
 # cgroups (each removal queues work on that CPU's kworker). No user task
-# here is pinned to one CPU, so nothing may go through the per-CPU queues
-# of pinned tasks: dispatch_pinned stays 0 (before, the kworkers went
-# there: 596-932). kthread_local counts the bound kernel threads queued
-# first (any CPU's).
+# here is pinned to one CPU, so only a kernel thread that used
+# SCXPOL_POOL_KTHREAD_SLICES slices in a row goes through the per-CPU
+# queues of pinned tasks: dispatch_pinned stays below 10 (before, every
+# kworker went there: 596-932; on a slow emulator one such kworker now
+# and then: 1 and 2 seen). kthread_local counts the bound kernel threads
+# queued first (any CPU's).
 . "$SCXPOL_SRC/tests/vm/faas/common.inc"
 trace=/tmp/kt-burst.csv
 echo "function,arrival_ms,duration_ms,kind" >$trace
@@ -42,7 +44,8 @@ expect_eq "invocations in d0" "$(rows /tmp/kthreads.csv '$4 == 0')" 8
 local=$(($(counter kthread_local) - local0))
 pinned=$(($(counter dispatch_pinned) - pinned0))
 [ "$local" -gt 0 ] || fail "kthread_local did not grow while kworkers ran"
-expect_eq "dispatch_pinned (no user task is pinned)" "$pinned" 0
+[ "$pinned" -lt 10 ] ||
+	fail "dispatch_pinned +$pinned: kernel threads went through the pinned tasks' queues"
 note "100 cgroup mkdir+rmdir on d0 ($d0) under 8 bursts in d0: ${loop_ms} ms;" \
 	"kthread_local +$local, dispatch_pinned +$pinned"
 stop_policy INT
