@@ -1656,9 +1656,9 @@ static void test_lend_borrow_and_reclaim(void **state)
 /*
  * lc's work that arrives while the lending CPU goes from idle to a borrowed
  * task finds the CPU idle or not yet marked borrowed, so no reclaim is
- * kicked; queued on lc's pool or put on the CPU's local DSQ behind the
- * borrower, it waited out the borrower's slice. The borrower's start takes
- * the CPU back.
+ * kicked. Put on the CPU's local DSQ behind the borrower by select_cpu, it
+ * waited out the borrower's slice: the borrower's start takes the CPU back.
+ * Not for lc's queue, whose head may be unable to run there.
  */
 static void test_reclaim_when_the_borrower_starts(void **state)
 {
@@ -1675,12 +1675,10 @@ static void test_reclaim_when_the_borrower_starts(void **state)
 	fake_clear_kicks();
 	enqueue(y, 0, SCX_ENQ_WAKEUP);
 	assert_int_equal(fake_nr_kicks(), 0);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 0);
+	/* y waits on lc's queue, whose head could be unable to run here: no kick */
 	running(x);
-	assert_int_equal(fake_nr_kicks(), 1);
-	assert_int_equal(fake_kick_at(0)->cpu, 0);
-	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
+	assert_int_equal(fake_nr_kicks(), 0);
+	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 0);
 	stopping(x, true);
 	enqueue(x, 1, 0);
 	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_POOL);
@@ -1698,7 +1696,7 @@ static void test_reclaim_when_the_borrower_starts(void **state)
 	running(x);
 	assert_int_equal(fake_nr_kicks(), 1);
 	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 2);
+	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
 	/* a borrower that starts with nothing of the lender waiting keeps the CPU */
 	stopping(x, true);
 	assert_ptr_equal(fake_local_pop(0), z);
@@ -1708,7 +1706,7 @@ static void test_reclaim_when_the_borrower_starts(void **state)
 	fake_clear_kicks();
 	running(x);
 	assert_int_equal(fake_nr_kicks(), 0);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 2);
+	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
 }
 
 static void test_own_pool_task_is_not_borrowed(void **state)
