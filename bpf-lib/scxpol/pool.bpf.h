@@ -726,7 +726,9 @@ static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice
 /*
  * ops.select_cpu for a task of @pool (SCXPOL_POOL_SHARED: no pool): place it
  * on an idle CPU (scxpol_pool_pick_idle()) and insert it there directly
- * with @slice; otherwise return @prev_cpu and let ops.enqueue queue it.
+ * with @slice (a LEND pool's task on its own CPU: at the head, preempting,
+ * see scxpol_pool__direct()); otherwise return @prev_cpu and let
+ * ops.enqueue queue it.
  * Tasks in no pool use the kernel's default idle selection. A task whose
  * affinity excludes some CPUs takes only an idle @prev_cpu of its pool; if
  * its affinity misses the pool entirely, the kernel's default selection
