@@ -697,27 +697,10 @@ static __always_inline s32 scxpol_pool_pick_idle(const struct scxpol_pool_view *
 	return scxpol_pool__pick_idle(v, s, scxpol_cast_mask(m), pool, prev_cpu, borrowed);
 }
 
-/*
- * Insert @p straight into the local DSQ of the idle CPU @cpu it is placed
- * on. A LEND pool's task on its own CPU (@lend) goes to the head and
- * preempts: between the moment the CPU was found idle and @p's arrival
- * there, the CPU may have taken a borrowed task, and no reclaim comes for
- * a CPU that looked idle, so @p would wait out the borrower's slice.
- * Counted as a reclaim when the CPU already runs a borrowed task.
- */
-static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice, s32 cpu,
-						bool lend, bool *direct)
+/* Insert @p straight into the local DSQ of the idle CPU it is placed on. */
+static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice, bool *direct)
 {
-	struct bpf_cpumask *b;
-
-	if (lend) {
-		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, SCXPOL_ENQ_HEAD | SCXPOL_ENQ_PREEMPT);
-		b = scxpol_pool__borrowed();
-		if (b && bpf_cpumask_test_cpu((u32)cpu, scxpol_cast_mask(b)))
-			scxpol_stat_inc(SCXPOL_STAT_RECLAIM);
-	} else {
-		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
-	}
+	scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
 	scxpol_stat_inc(SCXPOL_STAT_DIRECT);
 	if (direct)
 		*direct = true;
@@ -726,9 +709,7 @@ static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice
 /*
  * ops.select_cpu for a task of @pool (SCXPOL_POOL_SHARED: no pool): place it
  * on an idle CPU (scxpol_pool_pick_idle()) and insert it there directly
- * with @slice (a LEND pool's task on its own CPU: at the head, preempting,
- * see scxpol_pool__direct()); otherwise return @prev_cpu and let
- * ops.enqueue queue it.
+ * with @slice; otherwise return @prev_cpu and let ops.enqueue queue it.
  * Tasks in no pool use the kernel's default idle selection. A task whose
  * affinity excludes some CPUs takes only an idle @prev_cpu of its pool; if
  * its affinity misses the pool entirely, the kernel's default selection
@@ -745,7 +726,6 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	struct scxpol_pool_slot *s = scxpol_pool__slot(v, pool);
 	struct bpf_cpumask *m = s ? s->cpus : NULL;
 	const struct cpumask *pm = m ? scxpol_cast_mask(m) : NULL;
-	bool lend = s && (s->desc.flags & SCXPOL_POOL_LEND);
 	bool borrowed = false, idle = false;
 	s32 cpu;
 
@@ -758,7 +738,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 			if (scxpol_pool_of_cpu(v, prev_cpu) == pool &&
 			    bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
 			    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
-				scxpol_pool__direct(p, slice, prev_cpu, lend, direct);
+				scxpol_pool__direct(p, slice, direct);
 			return prev_cpu;
 		}
 		pm = NULL; /* its affinity leaves the pool: the kernel places it */
@@ -766,7 +746,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	if (!pm) {
 		cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
 		if (idle)
-			scxpol_pool__direct(p, slice, cpu, false, direct);
+			scxpol_pool__direct(p, slice, direct);
 		return cpu;
 	}
 	if (!s)
@@ -774,7 +754,7 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	cpu = scxpol_pool__pick_idle(v, s, pm, pool, prev_cpu, &borrowed);
 	if (cpu < 0)
 		return prev_cpu;
-	scxpol_pool__direct(p, slice, cpu, lend && !borrowed, direct);
+	scxpol_pool__direct(p, slice, direct);
 	if (borrowed)
 		scxpol_stat_inc(SCXPOL_STAT_BORROW_IDLE);
 	return cpu;
@@ -1314,7 +1294,8 @@ static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v
  * poller, see scxpol_pool_enqueue()), note what the CPU runs (for
  * wakeup preemption), and if @p runs on a CPU its BORROW pool borrowed from
  * a LEND pool, mark the CPU (so the lender can take it back) and @p
- * (SCXPOL_TASKF_BORROWED).
+ * (SCXPOL_TASKF_BORROWED), and take the CPU back at once if work already
+ * waits on its local DSQ.
  */
 static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t)
@@ -1346,6 +1327,17 @@ static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v
 	if (b)
 		bpf_cpumask_set_cpu((u32)cpu, b);
 	t->flags |= SCXPOL_TASKF_BORROWED;
+	/*
+	 * Work that ops.select_cpu put on this CPU's local DSQ while the CPU
+	 * went from idle to @p found it idle, so no reclaim came: it would
+	 * wait out @p's slice. Take the CPU back now (not for the pool's
+	 * queue, whose head may be unable to run here: a borrow, kick, borrow
+	 * loop).
+	 */
+	if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL) > 0) {
+		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_PREEMPT);
+		scxpol_stat_inc(SCXPOL_STAT_RECLAIM);
+	}
 }
 
 /* ops.stopping: charge @p on its pool's clock; give a borrowed CPU back. */
