@@ -1294,8 +1294,7 @@ static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v
  * poller, see scxpol_pool_enqueue()), note what the CPU runs (for
  * wakeup preemption), and if @p runs on a CPU its BORROW pool borrowed from
  * a LEND pool, mark the CPU (so the lender can take it back) and @p
- * (SCXPOL_TASKF_BORROWED), and take the CPU back at once if work already
- * waits on its local DSQ.
+ * (SCXPOL_TASKF_BORROWED).
  */
 static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t)
@@ -1327,17 +1326,6 @@ static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v
 	if (b)
 		bpf_cpumask_set_cpu((u32)cpu, b);
 	t->flags |= SCXPOL_TASKF_BORROWED;
-	/*
-	 * Work that ops.select_cpu put on this CPU's local DSQ while the CPU
-	 * went from idle to @p found it idle, so no reclaim came: it would
-	 * wait out @p's slice. Take the CPU back now (not for the pool's
-	 * queue, whose head may be unable to run here: a borrow, kick, borrow
-	 * loop).
-	 */
-	if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL) > 0) {
-		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_PREEMPT);
-		scxpol_stat_inc(SCXPOL_STAT_RECLAIM);
-	}
 }
 
 /* ops.stopping: charge @p on its pool's clock; give a borrowed CPU back. */

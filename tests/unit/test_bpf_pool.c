@@ -1653,62 +1653,6 @@ static void test_lend_borrow_and_reclaim(void **state)
 	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
 }
 
-/*
- * lc's work that arrives while the lending CPU goes from idle to a borrowed
- * task finds the CPU idle or not yet marked borrowed, so no reclaim is
- * kicked. Put on the CPU's local DSQ behind the borrower by select_cpu, it
- * waited out the borrower's slice: the borrower's start takes the CPU back.
- * Not for lc's queue, whose head may be unable to run there.
- */
-static void test_reclaim_when_the_borrower_starts(void **state)
-{
-	const struct tpool soft[] = { { "lc", SOFT, "0", "1" }, { "bg", SOFT, "1-3", "0" } };
-	struct task_struct *x = task(0, 2), *y = task(1, 0), *z = task(2, 0);
-
-	(void)state;
-	publish_ok(soft, 2);
-	busy("1-3");
-	enqueue(x, 1, 0);
-	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_BORROW);
-	assert_ptr_equal(fake_local_pop(0), x);
-	/* CPU 0 is on its way to x, not yet marked borrowed: y's wakeup kicks nothing */
-	fake_clear_kicks();
-	enqueue(y, 0, SCX_ENQ_WAKEUP);
-	assert_int_equal(fake_nr_kicks(), 0);
-	/* y waits on lc's queue, whose head could be unable to run here: no kick */
-	running(x);
-	assert_int_equal(fake_nr_kicks(), 0);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 0);
-	stopping(x, true);
-	enqueue(x, 1, 0);
-	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_POOL);
-	assert_ptr_equal(fake_local_pop(0), y);
-	running(y);
-	stopping(y, false);
-
-	/* the same with lc's task put on CPU 0's local DSQ by ops.select_cpu */
-	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_BORROW);
-	assert_ptr_equal(fake_local_pop(0), x);
-	fake_set_idle(0, true);
-	assert_int_equal(select_cpu(z, 0, 0), 0);
-	assert_true(last_direct);
-	fake_clear_kicks();
-	running(x);
-	assert_int_equal(fake_nr_kicks(), 1);
-	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
-	/* a borrower that starts with nothing of the lender waiting keeps the CPU */
-	stopping(x, true);
-	assert_ptr_equal(fake_local_pop(0), z);
-	enqueue(x, 1, 0);
-	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_BORROW);
-	assert_ptr_equal(fake_local_pop(0), x);
-	fake_clear_kicks();
-	running(x);
-	assert_int_equal(fake_nr_kicks(), 0);
-	assert_int_equal(stat(SCXPOL_STAT_RECLAIM), 1);
-}
-
 static void test_own_pool_task_is_not_borrowed(void **state)
 {
 	const struct tpool soft[] = { { "lc", SOFT, "0-1", "1" }, { "bg", SOFT, "2-3", "0" } };
@@ -1813,7 +1757,6 @@ int main(void)
 		cmocka_unit_test_setup(test_prev_of_another_pool_is_not_kept, setup_llc3),
 		cmocka_unit_test_setup(test_busy_poller_prev_is_demoted, setup_llc3),
 		cmocka_unit_test_setup(test_lend_borrow_and_reclaim, setup_4),
-		cmocka_unit_test_setup(test_reclaim_when_the_borrower_starts, setup_4),
 		cmocka_unit_test_setup(test_own_pool_task_is_not_borrowed, setup_4),
 		cmocka_unit_test_setup(test_lend_steal_pulls_steal_borrow_pool, setup_4),
 		cmocka_unit_test_setup(test_exclusive_pools_never_lend, setup_4),
