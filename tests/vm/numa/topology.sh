@@ -16,15 +16,16 @@ note "$(grep -E '^(nodes|  node|  llc)' <<<"$topo" | tr -s ' ' | paste -sd';')"
 warned=$(dmesg | grep -c "sibling CPU #[0-9]* is not on the same node")
 note "kernel topology_sane warnings ignored by vm-run: $warned"
 start_policy minimal /tmp/minimal.log "$SCXPOL_BUILD/examples/minimal/minimal"
-"$PROBE" spin 4 >/tmp/a.out &
+"$PROBE" spin 10 >/tmp/a.out &
 a=$!
-"$PROBE" spin 4 >/tmp/b.out &
+"$PROBE" spin 10 >/tmp/b.out &
 b=$!
-"$PROBE" spin 4 >/tmp/c.out &
+"$PROBE" spin 10 >/tmp/c.out &
 c=$!
-"$PROBE" spin 4 >/tmp/d.out &
+"$PROBE" spin 10 >/tmp/d.out &
 d=$!
-# at once: a loaded emulator may not run this shell again before they end
+# at once: a loaded emulator may not run this shell again for seconds (in
+# a CI with 4 s spinners, one had ended before its check)
 for p in $a $b $c $d; do
 	in_ext $p || fail "spinner $p is not in sched_ext"
 done
