@@ -3,23 +3,28 @@
 # (reclaim) as soon as critical work arrives: each time the lc worker wakes
 # (it runs 2 ms, sleeps 2 ms) while a bg task holds lc's CPU (five bg tasks
 # for bg's three CPUs: one is always waiting to borrow), the CPU is taken
-# back. The critical task runs only on lc's CPU.
+# back. The critical task runs only on lc's CPU. The bg tasks spin until
+# told to stop: in a slow guest, spinners with a fixed run time could end
+# before the lc worker started, leaving nothing to reclaim.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 TP=$SCXPOL_BUILD/tests/bpf/testpol
 ln -sf "$PROBE" /tmp/bgspin
 ln -sf "$PROBE" /tmp/lcwork
 start_policy testpol /tmp/tp.log "$TP" --pools "lc=0 bg=1-3" --pool-flags lc=lend \
 	--pool-flags bg=borrow --comm bgspin=bg --comm lcwork=lc
-pids=()
+bg=()
 for i in 1 2 3 4 5; do
-	/tmp/bgspin spin 8 >/tmp/bg-$i.out &
-	pids+=($!)
+	/tmp/bgspin spin 600 >/tmp/bg-$i.out &
+	bg+=($!)
 done
 sleep 2
 assert_attached testpol
-/tmp/lcwork worker 3 2000 2000 >/tmp/lc.out &
-pids+=($!)
-wait "${pids[@]}"
+/tmp/lcwork worker 3 2000 2000 >/tmp/lc.out
+for p in "${bg[@]}"; do
+	kill -0 "$p" 2>/dev/null || fail "bg task $p ended before the lc worker did"
+done
+kill -INT "${bg[@]}"
+wait "${bg[@]}"
 seen=
 for i in 1 2 3 4 5; do
 	seen=$seen${seen:+,}$(field cpus "$(cat /tmp/bg-$i.out)")

@@ -3,7 +3,8 @@
  * probe: workloads for VM tests that report what they observed.
  *
  *   probe spin SECS [NAME]       burn CPU; prints iters= and cpus= (CPUs seen);
- *                                with NAME, SIGUSR1 renames it NAME (prctl)
+ *                                with NAME, SIGUSR1 renames it NAME (prctl);
+ *                                SIGINT ends it early (it still reports)
  *   probe sleepwake SECS US      sleep US, do a little work, repeat;
  *                                prints wakeups= and cpus=
  *   probe cpus SECS              like spin, but prints only cpus=
@@ -107,13 +108,22 @@ static void print_cpus(void)
 	printf("\n");
 }
 
+/* SIGINT: a spin ends now (a test that needs the load only while it measures) */
+static volatile sig_atomic_t stop_spin;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	stop_spin = 1;
+}
+
 static uint64_t spin(double secs)
 {
 	double end = now() + secs;
 	volatile uint64_t x = 0;
 	uint64_t iters = 0;
 
-	while (now() < end) {
+	while (!stop_spin && now() < end) {
 		for (int i = 0; i < 10000; i++)
 			x += (uint64_t)i;
 		iters++;
@@ -149,8 +159,11 @@ int main(int argc, char **argv)
 {
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "spin")) {
 		struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+		struct sigaction si = { .sa_handler = on_int, .sa_flags = SA_RESTART };
 		uint64_t n;
 
+		/* (a background job of a script starts with SIGINT ignored) */
+		sigaction(SIGINT, &si, NULL);
 		if (argc == 4) {
 			rename_to = argv[3];
 			sigaction(SIGUSR1, &sa, NULL);
