@@ -1542,6 +1542,10 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 		return errno = EINVAL, NULL;
 	if (check_user_names(so, err, sizeof(err)))
 		return scxpol_err_ptr(EINVAL, "%s", err);
+	/* poll() takes an int: a longer wait would turn into none at all */
+	if (OPTS_GET(opts, timeout_ms, 0) > INT_MAX)
+		return scxpol_err_ptr(EINVAL, "stats server: timeout_ms %u is over %d (about 24 days)",
+				      OPTS_GET(opts, timeout_ms, 0), INT_MAX);
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		return scxpol_err_ptr(ENOMEM, "out of memory");

@@ -143,7 +143,7 @@ struct scxpol_stats_server_opts {
 	const struct scxpol_stats_opts *stats;
 	/* Clients served at once (default 16); more are answered EBUSY and closed. */
 	unsigned int max_clients;
-	/* Drop a client idle or not reading for this long (default 5000 ms). */
+	/* Drop a client idle or not reading for this long (default 5000 ms; at most INT_MAX). */
 	unsigned int timeout_ms;
 };
 #define scxpol_stats_server_opts__last_field timeout_ms

@@ -913,6 +913,14 @@ static void test_server_bad_paths(void **state)
 	assert_string_equal(scxpol_last_error(), "the stats socket path is empty");
 	vo.path = path;
 
+	/* a timeout poll() cannot take is refused, not turned into no timeout */
+	vo.timeout_ms = 2147483648u;
+	assert_null(scxpol_stats_server_start(s, &vo));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "stats server: timeout_ms 2147483648 is over 2147483647 (about 24 days)");
+	vo.timeout_ms = 0;
+
 	/* 84 bytes: the longest; one more is refused, whatever the pid */
 	n = (size_t)snprintf(path, sizeof(path), "%s/", dir);
 	memset(path + n, 'p', 84 - n);
