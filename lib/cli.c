@@ -194,6 +194,19 @@ static const char *prog_of(const struct scxpol_cli *c)
 	return OPTS_GET(c, prog, NULL) ?: "scxpol";
 }
 
+/* scxpol_cli_finish() with its message to @err */
+static int finish(const char *prog, FILE *out, FILE *err, int status)
+{
+	int e = fflush(out) ? errno : 0;
+
+	if (!e && !ferror(out))
+		return status;
+	/* a write that failed before left the error flag, and errno may say anything by now */
+	fprintf(err, "%s: cannot write the output: %s\n", prog,
+		e ? strerror(e) : "an earlier write failed");
+	return 1;
+}
+
 /* One option's line(s): "  NAME" padded to column 23, then its text. */
 static void usage_line(FILE *f, const char *name, const char *text)
 {
@@ -281,8 +294,7 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 		return SCXPOL_CLI_CONTINUE;
 	case 'h':
 		usage(c, out_of(c));
-		fflush(out_of(c));
-		return 0;
+		return finish(prog_of(c), out_of(c), err_of(c), 0);
 	case OPT_VERIFIER_STATS:
 		c->verifier_stats = true;
 		return SCXPOL_CLI_CONTINUE;
@@ -412,6 +424,11 @@ int scxpol_cli_usage_error(const struct scxpol_cli *c)
 {
 	fprintf(err_of(c), "%s: %s\n", prog_of(c), scxpol_last_error());
 	return 2;
+}
+
+int scxpol_cli_finish(const char *prog, FILE *out, int status)
+{
+	return finish(prog ? prog : "?", out ? out : stdout, stderr, status);
 }
 
 /* Attach and run @s with its stats served; 0 or a negative errno with a message. */

@@ -73,18 +73,6 @@ static int only_socket(char *buf, size_t len)
 	return -1;
 }
 
-/*
- * Flush stdout; 1 with a message if it could not be written (a full disk):
- * output lost is a failure, not exit status 0.
- */
-static int flush_out(void)
-{
-	if (!fflush(stdout) && !ferror(stdout))
-		return 0;
-	fprintf(stderr, "scxpol-stat: cannot write the output: %s\n", strerror(errno));
-	return 1;
-}
-
 static void print_table(const struct scxpol_stats *st, const struct scxpol_stats *prev)
 {
 	double dt = prev ? (double)(st->time_ns - prev->time_ns) / 1e9 : 0;
@@ -215,7 +203,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("%s\n", resp);
-		return flush_out();
+		return scxpol_cli_finish("scxpol-stat", NULL, 0);
 	}
 	st = calloc(2, sizeof(*st));
 	if (!st) {
@@ -251,14 +239,14 @@ int main(int argc, char **argv)
 			free(st);
 			if (r)
 				fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
-			return r ? 1 : flush_out();
+			return r ? 1 : scxpol_cli_finish("scxpol-stat", NULL, 0);
 		}
 		if (tty)
 			printf("\033[H\033[2J");
 		else if (n)
 			printf("\n");
 		print_table(st, n ? prev : NULL);
-		if (flush_out()) {
+		if (scxpol_cli_finish("scxpol-stat", NULL, 0)) {
 			free(st);
 			return 1;
 		}

@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			return scxpol_cli_finish("scxpol-topo", NULL, 0);
 		default:
 			fputs(usage, stderr);
 			return 2;
@@ -220,5 +220,5 @@ int main(int argc, char **argv)
 			status = 1;
 	free(list_buf);
 	scxpol_topo_free(t);
-	return status;
+	return scxpol_cli_finish("scxpol-topo", NULL, status);
 }

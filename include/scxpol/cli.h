@@ -198,7 +198,9 @@ struct scxpol_cli {
  * -v also logs everything: scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL)).
  * SCXPOL_CLI_CONTINUE when main() goes on; else the program exits with
  * the status returned, which is
- *   - 0 after -h, --help (the usage to @c's out; nothing after it is read);
+ *   - 0 after -h, --help (the usage to @c's out; nothing after it is read),
+ *     or 1 if it could not be written ("<prog>: cannot write the output:
+ *     <error>" to @c's err, as scxpol_cli_finish());
  *   - @c's option's return when it is not SCXPOL_CLI_CONTINUE;
  *   - 2 after getopt_long()'s complaint (unknown option, missing
  *     argument: its message goes to stderr, and only when @c's err is
@@ -225,6 +227,14 @@ SCXPOL_API void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f);
  * <scxpol_last_error()>" to @c's err and return 2.
  */
 SCXPOL_API int scxpol_cli_usage_error(const struct scxpol_cli *c);
+
+/*
+ * scxpol_cli_finish - the exit status of a program that wrote to @out
+ * (NULL: stdout): @status, or 1 when @out could not be written (a full
+ * disk, a closed pipe), saying "<prog>: cannot write the output: <error>"
+ * on stderr. Output lost must not end in success. Flushes @out.
+ */
+SCXPOL_API int scxpol_cli_finish(const char *prog, FILE *out, int status);
 
 /* ---- Running ---- */
 

@@ -512,6 +512,73 @@ static void test_endings(void **state)
 	}
 }
 
+/* Help that cannot be written (stdout on a full disk) is status 1, not 0. */
+static void test_help_unwritable(void **state)
+{
+	char *argv[] = { "mypol", "--help", NULL };
+	struct streams st;
+	struct scxpol_cli c;
+	FILE *full = fopen("/dev/full", "w");
+
+	(void)state;
+	assert_non_null(full);
+	open_streams(&st);
+	c = (struct scxpol_cli){ .sz = sizeof(c), .prog = "mypol", .flags = ALL_FLAGS,
+				 .usage = usage_fn, .out = full, .err = st.err };
+	assert_int_equal(scxpol_cli_parse(&c, 2, argv), 1);
+	scxpol_log_set(count_log, SCXPOL_LOG_DEBUG, NULL);
+	fclose(full);
+	expect_streams(&st, "", "mypol: cannot write the output: No space left on device\n");
+}
+
+/* scxpol_cli_finish(): the status when the output was written, else 1 and why */
+static void test_finish(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *ok = open_memstream(&buf, &len), *full = fopen("/dev/full", "w");
+	int fd = dup(2), pipefd[2];
+
+	(void)state;
+	assert_non_null(ok);
+	assert_non_null(full);
+	fputs("fine\n", ok);
+	assert_int_equal(scxpol_cli_finish("mytool", ok, 0), 0);
+	assert_int_equal(scxpol_cli_finish("mytool", ok, 3), 3);
+	assert_string_equal(buf, "fine\n");
+	fclose(ok);
+	free(buf);
+
+	/* the message goes to stderr: catch it in a pipe */
+	assert_int_equal(pipe(pipefd), 0);
+	assert_int_equal(dup2(pipefd[1], 2), 2);
+	fputs("lost\n", full);
+	assert_int_equal(scxpol_cli_finish("mytool", full, 0), 1);
+	fclose(full);
+	/* unbuffered: the write failed already, the flush has nothing to say */
+	full = fopen("/dev/full", "w");
+	assert_non_null(full);
+	setvbuf(full, NULL, _IONBF, 0);
+	assert_true(fputs("lost\n", full) == EOF);
+	errno = 0;
+	assert_int_equal(scxpol_cli_finish(NULL, full, 0), 1);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+	close(pipefd[1]);
+	{
+		char got[256];
+		ssize_t n = read(pipefd[0], got, sizeof(got) - 1);
+
+		assert_true(n > 0);
+		got[n] = '\0';
+		assert_string_equal(got, "mytool: cannot write the output: No space left on device\n"
+					 "?: cannot write the output: an earlier write failed\n");
+	}
+	close(pipefd[0]);
+	fclose(full);
+}
+
 /* Mistakes of the program: 2 and a message naming the struct. */
 static void test_misuse(void **state)
 {
@@ -669,6 +736,8 @@ int main(void)
 		cmocka_unit_test(test_pin_group_root_needs_root_group),
 		cmocka_unit_test(test_parse_twice),
 		cmocka_unit_test(test_endings),
+		cmocka_unit_test(test_help_unwritable),
+		cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_getopt_messages),
 		cmocka_unit_test(test_run_errors),

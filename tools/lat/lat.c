@@ -356,7 +356,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(scxpol_cli_finish("scxpol-lat", NULL, 0));
 		default:
 			usage(stderr);
 			return -EINVAL;
@@ -756,5 +756,5 @@ int main(int argc, char **argv)
 out:
 	free(groups);
 	lat_bpf__destroy(skel);
-	return r ? 1 : 0;
+	return scxpol_cli_finish("scxpol-lat", NULL, r ? 1 : 0);
 }

@@ -1282,7 +1282,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(scxpol_cli_finish("scxpol-workload", NULL, 0));
 		default:
 			usage(stderr);
 			return -EINVAL;
@@ -1339,7 +1339,7 @@ int main(int argc, char **argv)
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
 	if (o.calibrate_only) {
 		printf("iters_per_us=%.3f\n", calibrate());
-		return 0;
+		return scxpol_cli_finish("scxpol-workload", NULL, 0);
 	}
 	if (cgroup2_check(&o))
 		return 1;
@@ -1355,5 +1355,5 @@ int main(int argc, char **argv)
 			(unsigned long long)res.unfinished, (unsigned long long)res.dropped);
 	if (!r)
 		print_results(&o, &res);
-	return r ? 1 : 0;
+	return scxpol_cli_finish("scxpol-workload", NULL, r ? 1 : 0);
 }
