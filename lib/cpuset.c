@@ -203,11 +203,7 @@ void scxpol_cpuset_andnot(struct scxpol_cpuset *dst, const struct scxpol_cpuset 
 		dst->words[i] &= ~word_at(src, i);
 }
 
-/*
- * Quote @text for a message: at most 64 characters, non-printable bytes as
- * \xNN, "..." when cut.
- */
-static const char *quote(const char *text, char *out, size_t len)
+const char *scxpol_err_quote(const char *text, char *out, size_t len)
 {
 	size_t o = 0, i;
 
@@ -257,7 +253,8 @@ static int parse_error(const struct list_parser *p, int err, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return scxpol_err(err, "cpu list \"%s\": %s", quote(p->list, q, sizeof(q)), what);
+	return scxpol_err(err, "cpu list \"%s\": %s", scxpol_err_quote(p->list, q, sizeof(q)),
+			  what);
 }
 
 /* A CPU number at p->pos: digits that fit in an unsigned int. */

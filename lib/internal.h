@@ -66,6 +66,12 @@ SCXPOL_HIDDEN void scxpol_err_clear(void);
 SCXPOL_HIDDEN int scxpol_err_quiet(int err, const char *fmt, ...) SCXPOL_PRINTF(2, 3);
 
 /*
+ * @text quoted for a message into @out (@len >= 9; 300 holds any): at most
+ * 64 characters, non-printable bytes, '"' and '\\' as \xNN, "..." when cut.
+ */
+SCXPOL_HIDDEN const char *scxpol_err_quote(const char *text, char *out, size_t len);
+
+/*
  * @s as a CPU list for a message into @buf (@len >= 4), cut with "..." when
  * longer (scxpol_cpuset_format() would fail instead and record an error).
  */

@@ -706,7 +706,7 @@ int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsign
 {
 	struct scxpol_pool_plan *p;
 	struct scxpol_cpuset *cpus;
-	char *copy, *tok, *eq, msg[512];
+	char *copy, *tok, *eq, msg[512], q[300];
 	size_t i = 0, start;
 	int r = 0;
 
@@ -733,8 +733,8 @@ int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsign
 		tok = copy + start;
 		eq = strchr(tok, '=');
 		if (!eq || eq == tok) {
-			r = scxpol_err(EINVAL, "pool plan \"%.128s\": expected NAME=CPUS at column %zu",
-				       text, start + 1);
+			r = scxpol_err(EINVAL, "pool plan \"%s\": expected NAME=CPUS at column %zu",
+				       scxpol_err_quote(text, q, sizeof(q)), start + 1);
 			break;
 		}
 		*eq = '\0';
@@ -746,7 +746,8 @@ int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsign
 		}
 		if (r) {
 			snprintf(msg, sizeof(msg), "%s", scxpol_last_error());
-			r = scxpol_err(-r, "pool plan \"%.128s\": %s", text, msg);
+			r = scxpol_err(-r, "pool plan \"%s\": %s", scxpol_err_quote(text, q, sizeof(q)),
+				       msg);
 		}
 	}
 	free(copy);

@@ -504,6 +504,17 @@ static void test_parse_and_format(void **state)
 	assert_int_equal(scxpol_pool_plan_parse(t, "a=0-16", 0, &p), -ERANGE);
 	assert_string_equal(scxpol_last_error(), "pool plan \"a=0-16\": cpu list \"0-16\": CPU 16 at "
 			    "column 3 is out of range (the set holds CPUs 0-15)");
+	/* a long plan is quoted in part, with "...": the column still counts in all of it */
+	assert_int_equal(scxpol_pool_plan_parse(t, "aaaaaaaaaa=0 bbbbbbbbbb=1 cccccccccc=2 "
+						   "dddddddddd=3 eeeeeeeeee=4 ffffffffff=5 x", 0, &p),
+			 -EINVAL);
+	assert_string_equal(scxpol_last_error(), "pool plan \"aaaaaaaaaa=0 bbbbbbbbbb=1 cccccccccc=2 "
+			    "dddddddddd=3 eeeeeeeeee=4...\": expected NAME=CPUS at "
+			    "column 79");
+	/* bytes a terminal would act on are shown, not sent */
+	assert_int_equal(scxpol_pool_plan_parse(t, "a=0 \033[2J", 0, &p), -EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "pool plan \"a=0 \\x1b[2J\": expected NAME=CPUS at column 5");
 	assert_int_equal(scxpol_pool_plan_parse(t, "a=0", 0x20, &p), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool plan \"a=0\": pool \"a\": unknown flags 0x20 "
 			    "(known: LEND 0x1, BORROW 0x2, STEAL 0x4)");
