@@ -532,12 +532,41 @@ static void core_reuse(struct faas_replay *r)
 	free(last);
 }
 
+/*
+ * A trace built through the API, not by a parser: each invocation names
+ * one of its functions (indexes into funcs[] follow), in arrival order
+ * (the replay starts them in index order).
+ */
+static int check_trace(const struct faas_trace *t, char *err, size_t errlen)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->nr_inv; i++) {
+		if (t->inv[i].func >= t->nr_funcs)
+			return faas_errf(err, errlen, EINVAL,
+					 "invocation %llu: function %u, but the trace has %u",
+					 (unsigned long long)i, t->inv[i].func, t->nr_funcs);
+		if (i && t->inv[i].arrival_us < t->inv[i - 1].arrival_us)
+			return faas_errf(err, errlen, EINVAL,
+					 "invocation %llu arrives at %llu us, before invocation "
+					 "%llu (%llu us): a trace is sorted by arrival",
+					 (unsigned long long)i,
+					 (unsigned long long)t->inv[i].arrival_us,
+					 (unsigned long long)i - 1,
+					 (unsigned long long)t->inv[i - 1].arrival_us);
+	}
+	return 0;
+}
+
 static int check_opts(const struct faas_replay_opts *o, char *err, size_t errlen)
 {
 	int r;
 
 	if (!o->trace || !o->trace->nr_inv)
 		return faas_errf(err, errlen, EINVAL, "no trace, or a trace without invocations");
+	r = check_trace(o->trace, err, errlen);
+	if (r)
+		return r;
 	/* 0 means 1; written so that NaN fails too */
 	if (!(o->time_scale >= 0 && o->time_scale <= 1e6))
 		return faas_errf(err, errlen, EINVAL, "time scale %g: want (0, 1e6]", o->time_scale);

@@ -694,22 +694,47 @@ static void test_replay_stop_mid_run(void **state)
 	assert_int_equal(rec.n_clear, rec.n_assign);
 }
 
+/* A replay of two invocations of @inv fails with -EINVAL, saying @want, and leaves nothing. */
+static void expect_refused(struct faas_invocation *inv, const char *want)
+{
+	struct faas_trace t = { .funcs = funcs, .nr_funcs = 2, .inv = inv, .nr_inv = 2 };
+	struct faas_replay_opts o = base_opts();
+	struct faas_replay *r = (void *)1;
+
+	o.trace = &t;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_null(r);
+	assert_no_children();
+	assert_string_equal(err, want);
+}
+
 static void test_replay_body_failure(void **state)
 {
 	static struct faas_invocation bad[] = {
 		{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 0, .duration_us = 20000 },
 		{ .func = 1, .kind = (enum faas_kind)9, .arrival_us = 1000, .duration_us = 1000 },
 	};
-	static struct faas_trace t = { .funcs = funcs, .nr_funcs = 2, .inv = bad, .nr_inv = 2 };
-	struct faas_replay_opts o = base_opts();
-	struct faas_replay *r = (void *)1;
 
 	(void)state;
-	o.trace = &t;
-	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
-	assert_null(r);
-	assert_no_children();
-	assert_string_equal(err, "invocation 1 (function b, ?) failed: Invalid argument");
+	expect_refused(bad, "invocation 1 (function b, ?) failed: Invalid argument");
+}
+
+/* A trace built through the API is checked: no index past funcs[], arrival order. */
+static void test_replay_bad_trace(void **state)
+{
+	static struct faas_invocation past[] = {
+		{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 0, .duration_us = 1000 },
+		{ .func = 2, .kind = FAAS_KIND_CPU, .arrival_us = 1000, .duration_us = 1000 },
+	};
+	static struct faas_invocation unsorted[] = {
+		{ .func = 0, .kind = FAAS_KIND_CPU, .arrival_us = 5000, .duration_us = 1000 },
+		{ .func = 1, .kind = FAAS_KIND_CPU, .arrival_us = 4000, .duration_us = 1000 },
+	};
+
+	(void)state;
+	expect_refused(past, "invocation 1: function 2, but the trace has 2");
+	expect_refused(unsorted, "invocation 1 arrives at 4000 us, before invocation 0 (5000 us): "
+				 "a trace is sorted by arrival");
 }
 
 static void test_replay_stop_and_options(void **state)
@@ -1329,6 +1354,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_replay_body_killed_before_release, kill_children),
 		cmocka_unit_test_teardown(test_replay_stop_mid_run, kill_children),
 		cmocka_unit_test_teardown(test_replay_body_failure, kill_children),
+		cmocka_unit_test_teardown(test_replay_bad_trace, kill_children),
 		cmocka_unit_test_teardown(test_replay_stop_and_options, kill_children),
 		cmocka_unit_test_teardown(test_cgroup_root_check, kill_children),
 		cmocka_unit_test_teardown(test_sink_hint_open_fails, kill_children),
