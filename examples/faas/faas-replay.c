@@ -562,7 +562,11 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	faas_replay_summarize(res, &sum);
+	if (faas_replay_summarize(res, &sum)) {
+		fprintf(stderr, "faas-replay: out of memory for the summary of %llu invocations\n",
+			(unsigned long long)res->nr);
+		goto out;
+	}
 	faas_summary_print(&sum, stdout);
 	ret = sum.completed == sum.count ? 0 : 1;
 out:

@@ -54,6 +54,7 @@ struct run {
 	size_t nr_pend;
 	uint64_t *held;	     /* FAAS_OVERFLOW_HOLD: arrived, no domain yet, by arrival */
 	size_t held_head, nr_held; /* held[held_head .. nr_held) wait */
+	int64_t *last;	     /* core_reuse()'s, per function: taken before the run */
 	uint64_t t0;
 	uint64_t next_scan;  /* next reap() that looks at every body */
 	int rep_fd[2];
@@ -514,13 +515,10 @@ static int background(struct run *R, uint64_t now, int *r)
 	return 0;
 }
 
-static void core_reuse(struct faas_replay *r)
+static void core_reuse(struct faas_replay *r, int64_t *last)
 {
-	int64_t *last = malloc(r->trace->nr_funcs * sizeof(*last));
 	uint64_t i;
 
-	if (!last)
-		return;
 	memset(last, 0xff, r->trace->nr_funcs * sizeof(*last));
 	for (i = 0; i < r->nr; i++) {
 		uint32_t f = r->trace->inv[i].func;
@@ -529,7 +527,6 @@ static void core_reuse(struct faas_replay *r)
 				  : faas_cpuset_has(&r->res[last[f]].cpus, r->res[i].first_cpu);
 		last[f] = (int64_t)i;
 	}
-	free(last);
 }
 
 /*
@@ -636,9 +633,11 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	R.rm = calloc(o->trace->nr_inv, sizeof(*R.rm));
 	R.pend = calloc(o->trace->nr_inv, sizeof(*R.pend));
 	R.held = calloc(o->trace->nr_inv, sizeof(*R.held));
+	/* (at the end, out of memory would leave the core reuse unknown) */
+	R.last = calloc(o->trace->nr_funcs ? o->trace->nr_funcs : 1, sizeof(*R.last));
 	if (R.r)
 		R.r->res = calloc(o->trace->nr_inv, sizeof(*R.r->res));
-	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm || !R.pend || !R.held) {
+	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm || !R.pend || !R.held || !R.last) {
 		r = fail(&R, ENOMEM, "out of memory for %llu invocations",
 			 (unsigned long long)o->trace->nr_inv);
 		goto out;
@@ -754,7 +753,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	R.r->cp_cpu_s = rusage_s(&self1) - rusage_s(&self0);
 	R.r->bodies_cpu_s = rusage_s(&kids1) - rusage_s(&kids0);
 	faas_iat_get_stats(R.iat, &R.r->iat);
-	core_reuse(R.r);
+	core_reuse(R.r, R.last);
 out:
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (made_root && rmdir(o->cgroup_root) && !r)
@@ -770,6 +769,7 @@ out:
 	free(R.rm);
 	free(R.pend);
 	free(R.held);
+	free(R.last);
 	if (r) {
 		faas_replay_free(R.r);
 		return r;
@@ -871,12 +871,14 @@ static double percentile(const double *v, uint64_t n, double p)
 	return v[rank ? rank - 1 : 0];
 }
 
-void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
+int faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
 {
 	double *e2e = malloc((r->nr ? r->nr : 1) * sizeof(*e2e)), sum_e2e = 0, sum_worker = 0;
 	uint64_t i, n = 0;
 
 	memset(s, 0, sizeof(*s));
+	if (!e2e)
+		return -ENOMEM;
 	s->count = r->nr;
 	s->completed = r->completed;
 	s->shared = r->iat.shared - r->iat.late;
@@ -891,9 +893,7 @@ void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
 
 		if (!x->done)
 			continue;
-		if (e2e)
-			e2e[n] = ms(x->end_ns - x->arrival_ns);
-		n++;
+		e2e[n++] = ms(x->end_ns - x->arrival_ns);
 		sum_e2e += ms(x->end_ns - x->arrival_ns);
 		sum_worker += ms(x->end_ns - x->start_ns);
 		if (x->reuse >= 0) {
@@ -901,7 +901,7 @@ void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
 			s->reuse += (uint64_t)x->reuse;
 		}
 	}
-	if (n && e2e) {
+	if (n) {
 		qsort(e2e, n, sizeof(*e2e), cmp_double);
 		s->p50_ms = percentile(e2e, n, 50);
 		s->p99_ms = percentile(e2e, n, 99);
@@ -913,6 +913,7 @@ void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s)
 	}
 	s->cost_ms = s->mean_e2e_ms * s->util;
 	free(e2e);
+	return 0;
 }
 
 void faas_summary_json(const struct faas_summary *s, FILE *f)

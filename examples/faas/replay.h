@@ -183,8 +183,8 @@ void faas_replay_free(struct faas_replay *r);
  */
 int faas_replay_write_csv(const struct faas_replay *r, FILE *f);
 
-/* faas_replay_summarize - the summary of completed invocations. */
-void faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s);
+/* faas_replay_summarize - the summary of completed invocations; 0 or -ENOMEM. */
+int faas_replay_summarize(const struct faas_replay *r, struct faas_summary *s);
 
 /* faas_summary_print - a table for people, then the summary as one JSON line. */
 void faas_summary_print(const struct faas_summary *s, FILE *f);
