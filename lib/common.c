@@ -119,6 +119,27 @@ int scxpol_err_quiet(int err, const char *fmt, ...)
 	return -err;
 }
 
+const char *scxpol_err_quote(const char *text, char *out, size_t len)
+{
+	size_t o = 0, i;
+
+	for (i = 0; text[i] && o + 8 < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (i == 64) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+	return out;
+}
+
 void scxpol_err_clear(void)
 {
 	last_error[0] = '\0';
