@@ -121,6 +121,14 @@ static __always_inline const struct cpumask *scxpol_cast_mask(struct bpf_cpumask
 
 #endif /* !SCXPOL_HOST_TEST */
 
+/*
+ * For the library's few global functions, which the verifier checks once
+ * on its own rather than on each path of each caller (doc/conventions.md).
+ */
+#ifndef __noinline
+#define __noinline __attribute__((noinline))
+#endif
+
 /* task_struct.flags bits, stable (include/linux/sched.h) */
 #define SCXPOL_PF_EXITING 0x00000004
 #define SCXPOL_PF_KTHREAD 0x00200000

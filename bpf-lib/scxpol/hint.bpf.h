@@ -22,6 +22,9 @@
  * scxpol_hint_cgroup_exit, so entries of dead tasks and removed cgroups go
  * away with them; scxpol_hint_prune() (userspace) catches what died while no
  * policy was loaded.
+ *
+ * It defines global functions (doc/conventions.md): include it in one
+ * .bpf.c of a BPF object.
  */
 #ifndef SCXPOL_HINT_BPF_H
 #define SCXPOL_HINT_BPF_H
@@ -110,19 +113,14 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } scxpol_hint_meta SEC(".maps");
 
-#ifndef __noinline
-#define __noinline __attribute__((noinline))
-#endif
-
 int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hint *h,
 		      const struct scxpol_hint_meta *m);
 
 /*
  * Take from @h the fields @out does not have yet, each only if it is in
- * range of @m; count the fields refused. A global function, against the
- * helpers' rule, because the verifier checks it once: inlined 18 times with
- * three branches each, the resolve loop's paths multiply past its limits.
- * (Being a definition, this header goes in one .bpf.c of a BPF object.)
+ * range of @m; count the fields refused. A global function
+ * (doc/conventions.md): inlined 18 times with three branches each, the
+ * resolve loop's paths would multiply past the verifier's limits.
  */
 __noinline int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hint *h,
 				 const struct scxpol_hint_meta *m)
@@ -168,11 +166,14 @@ __noinline int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hi
 /*
  * Resolve @p's hint from the maps into @out (zeroed by the caller): tid,
  * then tgid, then its cgroup and the cgroup's ancestors, field by field.
- * Returns its registered slot or -1.
+ * Returns its registered slot or -1. A global function
+ * (doc/conventions.md): a loop, when the task's cached hint is stale.
  */
-static __always_inline s32 scxpol_hint_resolve(struct task_struct *p,
-					       const struct scxpol_hint_meta *m,
-					       struct scxpol_hint *out)
+s32 scxpol_hint__resolve(struct task_struct *p, const struct scxpol_hint_meta *m,
+			 struct scxpol_hint *out);
+
+__noinline s32 scxpol_hint__resolve(struct task_struct *p __arg_trusted,
+				    const struct scxpol_hint_meta *m, struct scxpol_hint *out)
 {
 	u32 tid = p->pid, tgid = p->tgid;
 	struct scxpol_hint *h;
@@ -180,6 +181,8 @@ static __always_inline s32 scxpol_hint_resolve(struct task_struct *p,
 	u32 *idx;
 	int i;
 
+	if (!m || !out)
+		return -1;
 	h = bpf_map_lookup_elem(&scxpol_hint_tid, &tid);
 	if (h)
 		scxpol_hint_merge(out, h, m);
@@ -236,7 +239,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 		out->flags = t->hint_flags;
 		slot = t->hint_slot;
 	} else {
-		slot = scxpol_hint_resolve(p, m, out);
+		slot = scxpol_hint__resolve(p, m, out);
 		if (!(out->flags & SCXPOL_HINT_F_POOL))
 			out->pool = SCXPOL_HINT_POOL_NONE;
 		if (t) {

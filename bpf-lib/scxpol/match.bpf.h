@@ -19,6 +19,9 @@
  * comm (a prctl or an exec; the 16 bytes are compared), so a task pays for
  * the lookups only after one of them changed, and sees the change at its
  * next scheduling event.
+ *
+ * It defines a global function (doc/conventions.md): include it in one
+ * .bpf.c of a BPF object.
  */
 #ifndef SCXPOL_MATCH_BPF_H
 #define SCXPOL_MATCH_BPF_H
@@ -122,6 +125,17 @@ static __always_inline bool scxpol_match_comm(struct task_struct *p, s32 *value)
 }
 
 /*
+ * scxpol_match_cgroup() for scxpol_match_ctx(). A global function
+ * (doc/conventions.md): a loop, when the task's cached match is stale.
+ */
+int scxpol_match__cgroup_of(struct task_struct *p, s32 *value);
+
+__noinline int scxpol_match__cgroup_of(struct task_struct *p __arg_trusted, s32 *value)
+{
+	return value && scxpol_match__cgroup(scxpol_task_cgroup(p), value);
+}
+
+/*
  * The rule that applies to @p, with @t its task context (NULL: no
  * caching): its cgroup rule (scxpol_match_cgroup()), else its comm rule
  * (scxpol_match_comm()). Stores its value in *@value and returns which
@@ -153,7 +167,7 @@ static __always_inline enum scxpol_match_by scxpol_match_ctx(struct scxpol_task_
 		by = t->match_by;
 		v = t->match_value;
 	} else {
-		if (scxpol_match__cgroup(cgrp, &v))
+		if (scxpol_match__cgroup_of(p, &v))
 			by = SCXPOL_MATCH_BY_CGROUP;
 		else if (scxpol_match__comm(comm, &v))
 			by = SCXPOL_MATCH_BY_COMM;

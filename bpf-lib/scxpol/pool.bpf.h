@@ -39,6 +39,9 @@
  * The policy decides which pool a task belongs to (a hint, a cgroup, its
  * comm...) and passes it in; -1 (SCXPOL_POOL_SHARED) means the shared
  * fallback queue, which every CPU serves after its own pool.
+ *
+ * It defines programs and global functions (doc/conventions.md): include
+ * it in one .bpf.c of a BPF object.
  */
 #ifndef SCXPOL_POOL_BPF_H
 #define SCXPOL_POOL_BPF_H
@@ -967,17 +970,26 @@ static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
 }
 
 /*
- * Pull from the queues of the pools in @pool's order list (nearest first)
- * that have @want set in their flags and none of @skip (those a pass just
- * before looked at: each queue costs a DSQ lookup).
+ * Pull from the queues of the pools in @pool's order list (nearest first):
+ * for a STEAL pool (@flags), those of STEAL pools; with @lend, for a LEND
+ * pool, those of BORROW pools, but not the STEAL pools the steal pass just
+ * looked at (each queue costs a DSQ lookup). Returns whether it took a task.
+ * A global function (doc/conventions.md): a loop, on the way to an idle CPU.
  */
-static __always_inline bool scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool,
-					      u32 nr_order, u32 want, u32 skip,
-					      enum scxpol_stat stat)
+int scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool, u32 nr_order, u32 flags,
+		      bool lend);
+
+__noinline int scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool, u32 nr_order,
+				 u32 flags, bool lend)
 {
+	u32 want = lend ? SCXPOL_POOL_BORROW : SCXPOL_POOL_STEAL;
+	u32 skip = lend ? flags & SCXPOL_POOL_STEAL : 0;
+	enum scxpol_stat stat = lend ? SCXPOL_STAT_DISPATCH_BORROW : SCXPOL_STAT_DISPATCH_STEAL;
 	u32 k, key, q, qflags;
 	u32 *qp;
 
+	if (!v)
+		return false;
 	bpf_for(k, 0, nr_order) {
 		key = ((u32)pool * scxpol_pool_conf.max_pools + k) * 2 + v->half;
 		qp = bpf_map_lookup_elem(&scxpol_pool_order, &key);
@@ -1113,12 +1125,19 @@ static __always_inline bool scxpol_pool_stranded(const struct scxpol_pool_view *
 	return false;
 }
 
-/* Take a stranded task (scxpol_pool_stranded()) to @cpu; false if there is none. */
-static __always_inline bool scxpol_pool__rescue(const struct scxpol_pool_view *v, s32 cpu,
-						s32 pool)
+/*
+ * Take a stranded task (scxpol_pool_stranded()) to @cpu; false if there is
+ * none. A global function (doc/conventions.md): a loop, every
+ * SCXPOL_POOL_SHARED_EVERY-th dispatch.
+ */
+int scxpol_pool__rescue(const struct scxpol_pool_view *v, s32 cpu, s32 pool);
+
+__noinline int scxpol_pool__rescue(const struct scxpol_pool_view *v, s32 cpu, s32 pool)
 {
 	u32 q;
 
+	if (!v)
+		return false;
 	bpf_for(q, 0, scxpol_pool_conf.max_pools) {
 		/* the head may run here: the move takes it, the first task that may */
 		if ((s32)q != pool && scxpol_pool__stranded_head(v, (s32)q, cpu) &&
@@ -1261,13 +1280,9 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	}
 	if (!shared_first && (src = scxpol_pool__take_shared(cpu, waiting)) != SCXPOL_POOL_SRC_NONE)
 		return src;
-	if ((flags & SCXPOL_POOL_STEAL) &&
-	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_STEAL, 0, SCXPOL_STAT_DISPATCH_STEAL))
+	if ((flags & SCXPOL_POOL_STEAL) && scxpol_pool__pull(v, pool, nr_order, flags, false))
 		return SCXPOL_POOL_SRC_STEAL;
-	/* a STEAL pool's queue had nothing for us a moment ago */
-	if ((flags & SCXPOL_POOL_LEND) &&
-	    scxpol_pool__pull(v, pool, nr_order, SCXPOL_POOL_BORROW, flags & SCXPOL_POOL_STEAL,
-			      SCXPOL_STAT_DISPATCH_BORROW))
+	if ((flags & SCXPOL_POOL_LEND) && scxpol_pool__pull(v, pool, nr_order, flags, true))
 		return SCXPOL_POOL_SRC_BORROW;
 	/* a queue's head was ahead, but another CPU took it, or it may not run here */
 	if (waiting && (scxpol_pool__take(SCXPOL_DSQ_CPU(cpu), SCXPOL_STAT_DISPATCH_PINNED) ||

@@ -55,6 +55,7 @@ typedef __s64 s64;
 #define __ksym
 #define __weak __attribute__((weak))
 #define __kptr
+#define __arg_trusted
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif

@@ -6,7 +6,7 @@
 # until a loader started with a comm rule for it makes it lc), and no task
 # is left outside sched_ext: after an orderly stop and after SIGKILL of
 # the loader. (Three loads of ads while spinners hold the guest's CPUs:
-# the verifier makes each take up to a minute in the emulated guest.)
+# each takes tens of seconds in the emulated guest.)
 # time limit: 600 s
 . "$(dirname "$0")/common.inc"
 start_ads --lc-cpus 2 --no-resize

@@ -6,10 +6,11 @@
 # advances, it logs "restarting (#N)") and the policy is attached again.
 # After each step no runnable task is left on an offline CPU and every worker
 # progresses; at the end every worker finished and the policy detaches
-# cleanly. (Each restart costs 45-80 s in the emulated guest under this load,
-# almost all of it the verifier checking ads's programs again while the
-# workload holds the guest's CPUs, 28 s for ads_select_cpu alone on 7.2:
-# that, not the workload, sets the number of cycles and the time limit.)
+# cleanly. (Each restart loads the policy again, libbpf's relocations and
+# the verifier, while the workload holds the guest's CPUs: 35-41 s for ads
+# on 7.2 in the emulated guest, 45-63 s before the library's cold loops
+# became global functions the verifier checks once. That, not the
+# workload, sets the number of cycles and the time limit.)
 # time limit: 600 s
 . "$(dirname "$0")/common.inc"
 # (On Linux 6.12 the kernel itself warns in deadline.c when a CPU goes
