@@ -116,7 +116,7 @@ struct scxpol_pool_pcpu {
 
 /* What a CPU runs (scxpol_pool_running()), read by other CPUs' enqueues. */
 struct scxpol_pool_curr {
-	u64 vtime;  /* vtime of the task it runs, when it started */
+	u64 vtime;  /* the vtime that task was queued with (a head's lagged one) */
 	s32 pool;   /* that task's pool; -1: idle, or a task in no pool */
 	u32 pinned; /* 0: no task waits on its pinned queues (scxpol_pool_pinned_waiting()) */
 };
@@ -769,7 +769,10 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
  * Wakeup preemption: if @p's CPU is in @pool and runs a task of @pool that
  * is behind @p in vtime, preempt it, so that a waking task does not wait a
  * whole slice (up to the kernel's default slice, when the running task was
- * kept for lack of other work) behind, say, a busy poller.
+ * kept for lack of other work) behind, say, a busy poller. Both sides
+ * compare their places in the queue: a task that was queued at the head
+ * (SCXPOL_ENQ_HEAD) is preempted only by a head waker queued before it,
+ * and a head waker preempts any task queued without it.
  */
 static __always_inline bool scxpol_pool__preempt(const struct scxpol_pool_view *v,
 						 struct task_struct *p, s32 pool, u64 vtime)
@@ -1320,17 +1323,21 @@ static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v
 	s32 cpu, here;
 	u32 key;
 
-	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
-	/* (a demoted busy poller does not advance it: scxpol_vtime_running_ctx()) */
-	if (c)
-		scxpol_vtime_running_ctx(c, p, t);
 	cpu = scx_bpf_task_cpu(p);
 	key = (u32)cpu;
 	cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+	/*
+	 * Its place in the queue, before a head's lag is given back: a waker
+	 * that would have queued behind it does not preempt it.
+	 */
 	if (cur) {
 		cur->vtime = p->scx.dsq_vtime;
 		cur->pool = t && scxpol_pool_valid(v, t->pool) ? t->pool : -1;
 	}
+	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
+	/* (a demoted busy poller does not advance it: scxpol_vtime_running_ctx()) */
+	if (c)
+		scxpol_vtime_running_ctx(c, p, t);
 	if (!t || !scxpol_pool_valid(v, t->pool))
 		return;
 	here = scxpol_pool_of_cpu(v, cpu);

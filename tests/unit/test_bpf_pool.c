@@ -891,6 +891,47 @@ static void test_wakeup_preempts_a_later_task(void **state)
 }
 
 /*
+ * A task queued at the head (an important request) keeps its CPU when a
+ * task that queued behind it wakes, even one earlier in vtime; a head
+ * waker still preempts a task queued without it.
+ */
+static void test_wakeup_spares_a_head_task(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL } };
+	struct task_struct *imp = task(0, 1), *w = task(1, 1), *norm = task(2, 0);
+	struct task_struct *w2 = task(3, 0);
+
+	(void)state;
+	publish_ok(plan, 1);
+	busy("0-1");
+	/* CPU 1 runs, from the head of d0's queue, a task at vtime 50 ms */
+	scxpol_pool_vclock(0)->now = 50 * MS;
+	scxpol_task_ctx(imp)->pool = 0;
+	imp->scx.dsq_vtime = 50 * MS;
+	enqueue(imp, 0, SCX_ENQ_HEAD);
+	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 0), imp);
+	running(imp);
+	/* running, it has its own vtime back */
+	assert_int_equal(imp->scx.dsq_vtime, 50 * MS);
+	/* a waker at 45 ms would queue behind it: no preemption */
+	scxpol_task_ctx(w)->pool = 0;
+	enqueue(w, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(w->scx.dsq_vtime, 45 * MS);
+	assert_int_equal(fake_nr_kicks(), 0);
+	/* CPU 0 runs a task queued without it: a head waker preempts that one */
+	scxpol_task_ctx(norm)->pool = 0;
+	norm->scx.dsq_vtime = 50 * MS;
+	enqueue(norm, 0, 0);
+	running(norm);
+	scxpol_task_ctx(w2)->pool = 0;
+	w2->scx.dsq_vtime = 60 * MS;
+	enqueue(w2, 0, SCX_ENQ_WAKEUP | SCX_ENQ_HEAD);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 0);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
+}
+
+/*
  * A new task starts on the shared clock, which tasks in no pool drive
  * ahead of an oversubscribed pool's clock: joining that pool it must come
  * in at the pool's clock, not seconds ahead of every task queued there (it
@@ -1732,6 +1773,7 @@ int main(void)
 		cmocka_unit_test_setup(test_enqueue_demotes_busy_poller, setup_4),
 		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
 		cmocka_unit_test_setup(test_wakeup_preempts_a_later_task, setup_4),
+		cmocka_unit_test_setup(test_wakeup_spares_a_head_task, setup_4),
 		cmocka_unit_test_setup(test_new_task_joins_at_its_pools_clock, setup_4),
 		cmocka_unit_test_setup(test_pinned_task_shares_its_cpu, setup_4),
 		cmocka_unit_test_setup(test_pinned_task_in_no_pool_shares_its_cpu, setup_4),
