@@ -313,16 +313,15 @@ static int unhint(struct run *R, uint64_t id)
 	const struct faas_sink *sink = R->o->sink;
 	int r;
 
-	if (!R->st[id].hinted)
-		return 0;
-	R->st[id].hinted = false;
-	if (!sink->clear)
+	if (!R->st[id].hinted || !sink->clear)
 		return 0;
 	r = sink->clear(sink->ctx, R->r->res[id].cgroup_id);
 	if (r)
+		/* still hinted: abort_all() tries again */
 		return fail(R, -r, "sink '%s': clearing cgroup %llu (invocation %llu): %s", sink->name,
 			    (unsigned long long)R->r->res[id].cgroup_id, (unsigned long long)id,
 			    sink_error(sink, r));
+	R->st[id].hinted = false;
 	return 0;
 }
 
