@@ -26,8 +26,9 @@
  * Importance. A thread that flags that it serves an important request (its
  * hint slot's importance above 0, one store by the thread) gets a longer
  * slice and goes to the head of its pool's queue, until it clears the
- * flag; one that used up the whole long slice queues normally, so an
- * important spinner cannot starve its pool.
+ * flag; from there, no waking task of its pool preempts it. One that used
+ * up the whole long slice queues normally, so an important spinner cannot
+ * starve its pool.
  *
  * Within a pool, tasks are ordered by weighted virtual time.
  */

@@ -9,7 +9,8 @@
  *   wake     sched_wakeup(_new)           -> switched in
  *   requeue  switched out still runnable  -> switched in again
  *   burst    switched in                  -> switched out
- * and count switch-outs while runnable (preemptions) and to sleep.
+ * and count switch-outs while runnable (preemptions), to sleep, and at
+ * exit (the last switch-out, in TASK_DEAD: no wakeup follows it).
  *
  * Each wakeup is also classified where it happens, by its target CPU
  * (task_cpu(p) at sched_wakeup: the run queue it was put on):
@@ -42,6 +43,7 @@
 char _license[] SEC("license") = "GPL";
 
 #define TASK_RUNNING_STATE 0
+#define TASK_DEAD_STATE 0x80
 
 const volatile u32 group_by = LAT_BY_COMM;
 const volatile u32 comm_len = LAT_COMM_LEN;
@@ -329,7 +331,8 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 		if (g) {
 			if (t->running_at && now > t->running_at)
 				hist_add(&g->burst, now - t->running_at);
-			__sync_fetch_and_add(runnable ? &g->preempt : &g->sleep, 1);
+			__sync_fetch_and_add(runnable ? &g->preempt :
+					     prev_state & TASK_DEAD_STATE ? &g->exit : &g->sleep, 1);
 		}
 		/*
 		 * try_to_wake_up() fires sched_waking once the sleeping state

@@ -582,8 +582,9 @@ static void print_json(const struct opts *o, const struct group *g, size_t n, do
 		printf(",\"burst\":");
 		lat_hist_summarize(&g[i].g.burst, &s);
 		lat_summary_json(stdout, &s);
-		printf(",\"preempt\":%llu,\"sleep\":%llu}", (unsigned long long)g[i].g.preempt,
-		       (unsigned long long)g[i].g.sleep);
+		printf(",\"preempt\":%llu,\"sleep\":%llu,\"exit\":%llu}",
+		       (unsigned long long)g[i].g.preempt, (unsigned long long)g[i].g.sleep,
+		       (unsigned long long)g[i].g.exit);
 	}
 	printf("]}\n");
 }

@@ -32,6 +32,7 @@ struct lat_key {
 struct lat_group {
 	__u64 preempt; /* switched out while still runnable (preempted or yielded) */
 	__u64 sleep;   /* switched out to sleep (blocked) */
+	__u64 exit;    /* switched out for the last time (the task exited) */
 	/* run-queue delay after a wakeup: sched_wakeup(_new) -> sched_switch in */
 	struct lat_hist wake;
 	/* run-queue delay after a preemption: switched out runnable -> back in */

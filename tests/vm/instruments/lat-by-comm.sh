@@ -22,4 +22,4 @@ check_wakeups /tmp/comm.json probe-a "$na"
 check_wakeups /tmp/comm.json probe-b "$nb"
 expect_eq "groups by comm:6" "$(json_eval /tmp/prefix.json '[x["name"] for x in d["groups"]]')" \
 	"['probe-']"
-check_wakeups /tmp/prefix.json probe- $((na + nb)) 4
+check_wakeups /tmp/prefix.json probe- $((na + nb)) 2

@@ -1,6 +1,7 @@
 # scxpol-workload completes under EEVDF with requests and background units,
 # its numbers are consistent, and scxpol-lat (by comm, filtered to the
-# workload's cgroups) sees its thread classes with as many sleeps as wakeups.
+# workload's cgroups) sees its thread classes with as many sleeps as wakeups
+# and an exit per thread.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 cgroup_at_exit /sys/fs/cgroup/wl-test
 mkdir -p /sys/fs/cgroup/wl-test
@@ -22,15 +23,17 @@ expect_eq "request latency samples" "${v[4]}" "${v[2]}"
 expect_eq "wakeup latency samples (closed loop)" "${v[5]}" "${v[2]}"
 # closed loop: only the requests in flight at the end are left unfinished
 [ "${v[6]}" -le "$cpus" ] || fail "${v[6]} unfinished requests, more than the $cpus in flight"
+declare -A threads=([lc-worker]=$cpus [lc-dispatch]=1 [bg-hog]=$cpus)
 for grp in lc-worker lc-dispatch bg-hog; do
 	mapfile -t v <<<"$(json_eval /tmp/lat.json "g('$grp') is not None")"
 	[ "${v[0]}" = 1 ] || fail "scxpol-lat has no group $grp: $(cat /tmp/lat.json)"
 	mapfile -t v <<<"$(json_eval /tmp/lat.json "g('$grp')['wake']['count']" "g('$grp')['sleep']" \
-		"g('$grp')['preempt']" "g('$grp')['burst']['count']")"
-	note "$grp: wake=${v[0]} sleep=${v[1]} preempt=${v[2]} bursts=${v[3]}"
+		"g('$grp')['preempt']" "g('$grp')['burst']['count']" "g('$grp')['exit']")"
+	note "$grp: wake=${v[0]} sleep=${v[1]} preempt=${v[2]} bursts=${v[3]} exit=${v[4]}"
 	[ "${v[0]}" -gt 0 ] || fail "$grp: no wakeups recorded"
 	[ "${v[3]}" -gt 0 ] || fail "$grp: no run bursts recorded"
-	# every thread was created and exited while traced: each sleep has its wakeup
-	[ $((v[1] - v[0])) -le "$cpus" ] && [ $((v[0] - v[1])) -le "$cpus" ] ||
-		fail "$grp: ${v[1]} sleeps but ${v[0]} wakeups"
+	# every thread was named and exited while traced: each sleep has its
+	# wakeup, and each thread's last switch-out is its exit
+	expect_eq "$grp: sleeps (one per wakeup)" "${v[1]}" "${v[0]}"
+	expect_eq "$grp: exits (one per thread)" "${v[4]}" "${threads[$grp]}"
 done
