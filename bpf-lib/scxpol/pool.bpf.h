@@ -451,6 +451,21 @@ static __always_inline bool scxpol_pool_pinned_waiting(s32 cpu)
 	return true;
 }
 
+/*
+ * From ops.dispatch on @cpu with @prev still runnable: its slice ran out.
+ * If it runs on (kept, by scxpol_pool__keep() or by the kernel when
+ * nothing else came), wakers compare with its own vtime: a task queued at
+ * the head (scxpol_pool_running()) is spared for one slice only.
+ */
+static __always_inline void scxpol_pool__curr_requeued(s32 cpu, const struct task_struct *prev)
+{
+	u32 key = (u32)cpu;
+	struct scxpol_pool_curr *cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+
+	if (cur)
+		cur->vtime = prev->scx.dsq_vtime;
+}
+
 /* Count a task queued as pinned to @cpu (scxpol_pool_pinned_waiting()). */
 static __always_inline void scxpol_pool__pinned_note(s32 cpu)
 {
@@ -772,7 +787,8 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
  * kept for lack of other work) behind, say, a busy poller. Both sides
  * compare their places in the queue: a task that was queued at the head
  * (SCXPOL_ENQ_HEAD) is preempted only by a head waker queued before it,
- * and a head waker preempts any task queued without it.
+ * until its slice runs out (scxpol_pool__curr_requeued()), and a head
+ * waker preempts any task queued without it.
  */
 static __always_inline bool scxpol_pool__preempt(const struct scxpol_pool_view *v,
 						 struct task_struct *p, s32 pool, u64 vtime)
@@ -1251,6 +1267,8 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	u64 pin = 0;
 	int src;
 
+	if (prev && (prev->scx.flags & SCXPOL_TASK_QUEUED))
+		scxpol_pool__curr_requeued(cpu, prev);
 	pc = bpf_map_lookup_elem(&scxpol_pool_pcpu, &zero);
 	if (pc && ++pc->nr_dispatch % SCXPOL_POOL_SHARED_EVERY == 0)
 		shared_first = true;

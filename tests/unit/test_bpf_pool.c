@@ -931,6 +931,38 @@ static void test_wakeup_spares_a_head_task(void **state)
 	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
 }
 
+/* A task queued at the head is spared for its first slice only: kept on, it can be preempted. */
+static void test_kept_head_task_can_be_preempted(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL } };
+	struct task_struct *imp = task(0, 1), *w = task(1, 1);
+	struct scxpol_pool_view v;
+
+	(void)state;
+	publish_ok(plan, 1);
+	busy("0-1");
+	scxpol_pool_vclock(0)->now = 50 * MS;
+	scxpol_task_ctx(imp)->pool = 0;
+	imp->scx.dsq_vtime = 50 * MS;
+	enqueue(imp, 0, SCX_ENQ_HEAD);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(1), imp);
+	running(imp);
+	imp->scx.flags |= SCX_TASK_QUEUED;
+	fake_advance(SLICE);
+	imp->scx.slice = 0;
+	/* nothing else queued: it keeps the CPU, from its own vtime now */
+	v = view();
+	fake_set_cpu(1);
+	assert_int_equal(scxpol_pool_dispatch_prev(&v, 1, imp), SCXPOL_POOL_SRC_KEEP);
+	scxpol_task_ctx(w)->pool = 0;
+	enqueue(w, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(w->scx.dsq_vtime, 45 * MS);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 1);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
+}
+
 /*
  * A new task starts on the shared clock, which tasks in no pool drive
  * ahead of an oversubscribed pool's clock: joining that pool it must come
@@ -1774,6 +1806,7 @@ int main(void)
 		cmocka_unit_test_setup(test_pool_clocks_are_separate, setup_4),
 		cmocka_unit_test_setup(test_wakeup_preempts_a_later_task, setup_4),
 		cmocka_unit_test_setup(test_wakeup_spares_a_head_task, setup_4),
+		cmocka_unit_test_setup(test_kept_head_task_can_be_preempted, setup_4),
 		cmocka_unit_test_setup(test_new_task_joins_at_its_pools_clock, setup_4),
 		cmocka_unit_test_setup(test_pinned_task_shares_its_cpu, setup_4),
 		cmocka_unit_test_setup(test_pinned_task_in_no_pool_shares_its_cpu, setup_4),
