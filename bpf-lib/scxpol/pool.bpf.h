@@ -1316,7 +1316,9 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 /*
  * The same without the previous task: the head of the CPU's pool queue
  * wins over a still-runnable previous task whatever their vtimes (the
- * kernel keeps the previous task only when nothing else is found).
+ * kernel keeps the previous task only when nothing else is found; one
+ * that was queued at the head then stays spared from wakeup preemption
+ * for the slice the kernel gives it, see scxpol_pool__curr_requeued()).
  */
 static __always_inline int scxpol_pool_dispatch(const struct scxpol_pool_view *v, s32 cpu)
 {
