@@ -890,6 +890,20 @@ static void test_wakeup_preempts_a_later_task(void **state)
 	assert_int_equal(fake_nr_kicks(), 1);
 }
 
+/* d0 on CPUs 0-1, its clock at 50 ms, and @p of d0 at 50 ms queued at its head. */
+static void queue_at_head(struct task_struct *p)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL } };
+
+	publish_ok(plan, 1);
+	busy("0-1");
+	scxpol_pool_vclock(0)->now = 50 * MS;
+	scxpol_task_ctx(p)->pool = 0;
+	p->scx.dsq_vtime = 50 * MS;
+	enqueue(p, 0, SCX_ENQ_HEAD);
+	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 0), p);
+}
+
 /*
  * A task queued at the head (an important request) keeps its CPU when a
  * task that queued behind it wakes, even one earlier in vtime; a head
@@ -897,19 +911,12 @@ static void test_wakeup_preempts_a_later_task(void **state)
  */
 static void test_wakeup_spares_a_head_task(void **state)
 {
-	const struct tpool plan[] = { { "d0", 0, "0-1", NULL } };
 	struct task_struct *imp = task(0, 1), *w = task(1, 1), *norm = task(2, 0);
 	struct task_struct *w2 = task(3, 0);
 
 	(void)state;
-	publish_ok(plan, 1);
-	busy("0-1");
 	/* CPU 1 runs, from the head of d0's queue, a task at vtime 50 ms */
-	scxpol_pool_vclock(0)->now = 50 * MS;
-	scxpol_task_ctx(imp)->pool = 0;
-	imp->scx.dsq_vtime = 50 * MS;
-	enqueue(imp, 0, SCX_ENQ_HEAD);
-	assert_ptr_equal(fake_dsq_at(SCXPOL_DSQ_POOL(0), 0), imp);
+	queue_at_head(imp);
 	running(imp);
 	/* running, it has its own vtime back */
 	assert_int_equal(imp->scx.dsq_vtime, 50 * MS);
@@ -928,38 +935,6 @@ static void test_wakeup_spares_a_head_task(void **state)
 	enqueue(w2, 0, SCX_ENQ_WAKEUP | SCX_ENQ_HEAD);
 	assert_int_equal(fake_nr_kicks(), 1);
 	assert_int_equal(fake_kick_at(0)->cpu, 0);
-	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
-}
-
-/* A task queued at the head is spared for its first slice only: kept on, it can be preempted. */
-static void test_kept_head_task_can_be_preempted(void **state)
-{
-	const struct tpool plan[] = { { "d0", 0, "0-1", NULL } };
-	struct task_struct *imp = task(0, 1), *w = task(1, 1);
-	struct scxpol_pool_view v;
-
-	(void)state;
-	publish_ok(plan, 1);
-	busy("0-1");
-	scxpol_pool_vclock(0)->now = 50 * MS;
-	scxpol_task_ctx(imp)->pool = 0;
-	imp->scx.dsq_vtime = 50 * MS;
-	enqueue(imp, 0, SCX_ENQ_HEAD);
-	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
-	assert_ptr_equal(fake_local_pop(1), imp);
-	running(imp);
-	imp->scx.flags |= SCX_TASK_QUEUED;
-	fake_advance(SLICE);
-	imp->scx.slice = 0;
-	/* nothing else queued: it keeps the CPU, from its own vtime now */
-	v = view();
-	fake_set_cpu(1);
-	assert_int_equal(scxpol_pool_dispatch_prev(&v, 1, imp), SCXPOL_POOL_SRC_KEEP);
-	scxpol_task_ctx(w)->pool = 0;
-	enqueue(w, 0, SCX_ENQ_WAKEUP);
-	assert_int_equal(w->scx.dsq_vtime, 45 * MS);
-	assert_int_equal(fake_nr_kicks(), 1);
-	assert_int_equal(fake_kick_at(0)->cpu, 1);
 	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
 }
 
@@ -1042,6 +1017,29 @@ static int dispatch_prev(s32 cpu, struct task_struct *prev)
 
 	fake_set_cpu(cpu);
 	return scxpol_pool_dispatch_prev(&v, cpu, prev);
+}
+
+/* A task queued at the head is spared for its first slice only: kept on, it can be preempted. */
+static void test_kept_head_task_can_be_preempted(void **state)
+{
+	struct task_struct *imp = task(0, 1), *w = task(1, 1);
+
+	(void)state;
+	queue_at_head(imp);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(1), imp);
+	running(imp);
+	imp->scx.flags |= SCX_TASK_QUEUED;
+	fake_advance(SLICE);
+	imp->scx.slice = 0;
+	/* nothing else queued: it keeps the CPU, from its own vtime now */
+	assert_int_equal(dispatch_prev(1, imp), SCXPOL_POOL_SRC_KEEP);
+	scxpol_task_ctx(w)->pool = 0;
+	enqueue(w, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(w->scx.dsq_vtime, 45 * MS);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 1);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
 }
 
 /*
