@@ -520,6 +520,38 @@ static int read_groups(struct lat_bpf *skel, const struct opts *o, struct group 
 	return 0;
 }
 
+/* Events lost, by cause: a dropped event leaves a wakeup without its sleep
+ * (or the reverse) in some group's counts. */
+struct drops {
+	__u64 group_full; /* the group table was full */
+	__u64 no_storage; /* the task had no storage and none could be made */
+	__u64 recursion;  /* the kernel skipped a program already running on that
+			   * CPU (a wakeup from an interrupt during another one) */
+};
+
+static int read_drops(struct lat_bpf *skel, struct drops *d)
+{
+	struct bpf_program *prog;
+
+	d->group_full = skel->bss->nr_group_full;
+	d->no_storage = skel->bss->nr_no_storage;
+	d->recursion = 0;
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int r;
+
+		r = bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len);
+		if (r) {
+			fprintf(stderr, "scxpol-lat: %s: reading its recursion misses: %s\n",
+				bpf_program__name(prog), strerror(-r));
+			return r;
+		}
+		d->recursion += info.recursion_misses;
+	}
+	return 0;
+}
+
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -537,7 +569,7 @@ static void json_string(FILE *f, const char *s)
 }
 
 static void print_json(const struct opts *o, const struct group *g, size_t n, double secs,
-		       const char *sched_start, const char *sched_end, __u64 full, __u64 nostor)
+		       const char *sched_start, const char *sched_end, const struct drops *d)
 {
 	struct lat_summary s;
 	size_t i;
@@ -548,8 +580,10 @@ static void print_json(const struct opts *o, const struct group *g, size_t n, do
 	json_string(stdout, sched_start);
 	printf(",\"end\":");
 	json_string(stdout, sched_end);
-	printf("},\"dropped\":{\"group_table_full\":%llu,\"no_task_storage\":%llu},\"groups\":[",
-	       (unsigned long long)full, (unsigned long long)nostor);
+	printf("},\"dropped\":{\"group_table_full\":%llu,\"no_task_storage\":%llu,"
+	       "\"recursion\":%llu},\"groups\":[",
+	       (unsigned long long)d->group_full, (unsigned long long)d->no_storage,
+	       (unsigned long long)d->recursion);
 	for (i = 0; i < n; i++) {
 		printf("%s{\"name\":", i ? "," : "");
 		json_string(stdout, g[i].name);
@@ -601,7 +635,7 @@ static double pct(__u64 n, __u64 of)
 }
 
 static void print_table(const struct opts *o, const struct group *g, size_t n, double secs,
-			const char *sched_start, const char *sched_end, __u64 full, __u64 nostor)
+			const char *sched_start, const char *sched_end, const struct drops *d)
 {
 	struct lat_summary rq, b, idle, rem, loc;
 	size_t i;
@@ -637,9 +671,11 @@ static void print_table(const struct opts *o, const struct group *g, size_t n, d
 	printf("IDLE%%: wakeups onto a CPU running its idle task, p50/p99 their delay; REMOTE%%: "
 	       "onto another CPU than the waker's, p99 their delay, local-p99 the others'; "
 	       "QUEUED%%: activated by the target from an IPI (wake list)\n");
-	if (full || nostor)
+	if (d->group_full || d->no_storage || d->recursion)
 		printf("dropped events: %llu (group table full; raise --max-groups), %llu (no task "
-		       "storage)\n", (unsigned long long)full, (unsigned long long)nostor);
+		       "storage), %llu (a program already running on that CPU)\n",
+		       (unsigned long long)d->group_full, (unsigned long long)d->no_storage,
+		       (unsigned long long)d->recursion);
 }
 
 static double now_s(void)
@@ -654,6 +690,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .by = LAT_BY_COMM, .comm_len = LAT_COMM_LEN, .max_groups = 256 };
 	char sched_start[160], sched_end[160];
+	struct drops drops;
 	struct lat_bpf *skel = NULL;
 	struct group *groups = NULL;
 	size_t nr = 0, i;
@@ -748,12 +785,13 @@ int main(int argc, char **argv)
 	r = read_groups(skel, &o, &groups, &nr);
 	if (r)
 		goto out;
+	r = read_drops(skel, &drops);
+	if (r)
+		goto out;
 	if (o.json)
-		print_json(&o, groups, nr, secs, sched_start, sched_end,
-			   skel->bss->nr_group_full, skel->bss->nr_no_storage);
+		print_json(&o, groups, nr, secs, sched_start, sched_end, &drops);
 	else
-		print_table(&o, groups, nr, secs, sched_start, sched_end,
-			    skel->bss->nr_group_full, skel->bss->nr_no_storage);
+		print_table(&o, groups, nr, secs, sched_start, sched_end, &drops);
 out:
 	free(groups);
 	lat_bpf__destroy(skel);

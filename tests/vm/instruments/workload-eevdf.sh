@@ -3,6 +3,7 @@
 # workload's cgroups) sees its thread classes with as many sleeps as wakeups
 # and an exit per thread.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
+. "$SCXPOL_SRC/tests/vm/instruments/checks.inc"
 cgroup_at_exit /sys/fs/cgroup/wl-test
 mkdir -p /sys/fs/cgroup/wl-test
 start_lat /tmp/lat.json --by comm --filter-cgroup /wl-test --json
@@ -34,6 +35,6 @@ for grp in lc-worker lc-dispatch bg-hog; do
 	[ "${v[3]}" -gt 0 ] || fail "$grp: no run bursts recorded"
 	# every thread was named and exited while traced: each sleep has its
 	# wakeup, and each thread's last switch-out is its exit
-	expect_eq "$grp: sleeps (one per wakeup)" "${v[1]}" "${v[0]}"
+	expect_paired /tmp/lat.json "$grp" "${v[1]}" "${v[0]}"
 	expect_eq "$grp: exits (one per thread)" "${v[4]}" "${threads[$grp]}"
 done
