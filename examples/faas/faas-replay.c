@@ -71,8 +71,11 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"                       created and removed)\n"
 		"  --sink none|pinned[:POLICY]  where assignments go: nowhere (EEVDF runs),\n"
 		"                       or cgroup hints of loaded POLICY (default faas),\n"
-		"                       which must have the replay's number of domains\n"
+		"                       which must have the replay's domains (their\n"
+		"                       CPUs, as its stats server reports them)\n"
 		"  --pin-root DIR       pinned: the policy's pin directory\n"
+		"  --policy-socket PATH pinned: the policy's stats socket (default\n"
+		"                       /run/scxpol/POLICY.sock)\n"
 		"  --mt-threads N       threads of an mt body, 2..4 (default 2)\n"
 		"  --io-sleep-ratio N   io bodies sleep N ms per ms of work (default 2)\n"
 		"  --out FILE           per-invocation results (CSV), put in place when\n"
@@ -94,8 +97,17 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 struct domains {
 	unsigned int n;
 	unsigned int *capacity;
+	struct scxpol_cpuset **cpus; /* the CPUs of each domain */
 	char desc[1024];
 };
+
+static void free_domains(struct domains *d)
+{
+	for (unsigned int i = 0; d->cpus && i < d->n; i++)
+		scxpol_cpuset_free(d->cpus[i]);
+	free(d->cpus);
+	free(d->capacity);
+}
 
 /*
  * Domains from the library's pool plan: exclusive CPU sets. 0, or the exit
@@ -133,7 +145,11 @@ static int make_domains(unsigned int n, const char *plan_text, unsigned long lon
 		goto out;
 	}
 	d->capacity = calloc(d->n, sizeof(*d->capacity));
-	if (!d->capacity) {
+	d->cpus = calloc(d->n, sizeof(*d->cpus));
+	for (i = 0; d->cpus && i < d->n; i++)
+		if (!(d->cpus[i] = scxpol_cpuset_dup(scxpol_pool_plan_cpus(plan, i))))
+			break;
+	if (!d->capacity || !d->cpus || i < d->n) {
 		fprintf(stderr, "faas-replay: out of memory\n");
 		r = 1;
 		goto out;
@@ -161,7 +177,7 @@ enum {
 	O_TRACE = 256, O_FORMAT, O_DURATIONS, O_MINUTES, O_MINUTE_MS, O_MAX_FUNCS, O_DUR_SCALE,
 	O_SKIP_MISSING, O_KIND_MIX, O_SEED, O_DOMAINS, O_PLAN, O_CAPACITY, O_BUCKET, O_ALPHA,
 	O_HOME_SCAN, O_TIME_SCALE, O_CGROUP_ROOT, O_SINK, O_PIN_ROOT, O_MT_THREADS, O_IO_RATIO,
-	O_OUT, O_ITERS, O_CALIBRATE, O_OVERFLOW,
+	O_OUT, O_ITERS, O_CALIBRATE, O_OVERFLOW, O_POLICY_SOCKET,
 };
 
 /* The command line's values. */
@@ -169,6 +185,7 @@ struct args {
 	struct faas_azure_opts az;
 	struct faas_replay_opts ro;
 	const char *trace_path, *durations, *plan_text, *out_path, *sink_arg, *pin_root;
+	const char *policy_socket;
 	unsigned long long nr_domains, capacity;
 	bool capacity_per_cpu; /* --capacity Nx */
 	bool azure, seed_set, calibrate_only, domains_set;
@@ -308,6 +325,9 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case O_PIN_ROOT:
 		a->pin_root = arg;
 		break;
+	case O_POLICY_SOCKET:
+		a->policy_socket = arg;
+		break;
 	case O_MT_THREADS:
 		if (scxpol_cli_parse_uint("--mt-threads", arg, 2, 4, &v))
 			return scxpol_cli_usage_error(c);
@@ -396,6 +416,7 @@ int main(int argc, char **argv)
 		{ "cgroup-root", required_argument, NULL, O_CGROUP_ROOT },
 		{ "sink", required_argument, NULL, O_SINK },
 		{ "pin-root", required_argument, NULL, O_PIN_ROOT },
+		{ "policy-socket", required_argument, NULL, O_POLICY_SOCKET },
 		{ "mt-threads", required_argument, NULL, O_MT_THREADS },
 		{ "io-sleep-ratio", required_argument, NULL, O_IO_RATIO },
 		{ "out", required_argument, NULL, O_OUT },
@@ -471,6 +492,11 @@ int main(int argc, char **argv)
 			a.sink_arg);
 		return 2;
 	}
+	if (!strcmp(a.sink_arg, "none") && (a.pin_root || a.policy_socket)) {
+		fprintf(stderr, "faas-replay: --pin-root and --policy-socket are for --sink "
+				"pinned\n");
+		return 2;
+	}
 	if (strcmp(a.sink_arg, "none") && !a.ro.cgroup_root) {
 		fprintf(stderr, "faas-replay: --sink %s needs --cgroup-root: domains are assigned "
 				"per cgroup\n", a.sink_arg);
@@ -521,7 +547,7 @@ int main(int argc, char **argv)
 			(unsigned long long)trace->skipped_inv, a.durations);
 	if (strcmp(a.sink_arg, "none")) {
 		sink = faas_sink_hint_open(a.sink_arg[6] ? a.sink_arg + 7 : "faas", a.pin_root,
-					   dom.n, err, sizeof(err));
+					   a.policy_socket, dom.n, dom.cpus, err, sizeof(err));
 		if (!sink) {
 			fprintf(stderr, "faas-replay: %s\n", err);
 			goto out;
@@ -577,6 +603,6 @@ out:
 	faas_replay_free(res);
 	faas_sink_hint_close(sink);
 	faas_trace_free(trace);
-	free(dom.capacity);
+	free_domains(&dom);
 	return ret;
 }

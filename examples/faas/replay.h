@@ -81,12 +81,17 @@ struct faas_sink {
  * faas_sink_hint_open - the "pinned" sink: assignments become cgroup hints
  * {.pool = domain, .flags = SCXPOL_HINT_F_POOL} through the library's hint
  * client, on the maps policy @policy pinned (under @pin_root; NULL: the
- * library's default), for a replay of @nr_domains domains. NULL with the
- * reason in @err (errno EINVAL: the policy has another number of domains,
- * so the replay's domain d would not be the policy's). (sink_hint.c)
+ * library's default), for a replay of the @nr_domains domains of CPUs
+ * @cpus. The running policy's stats server (at @stats_path; NULL: its
+ * default path) must report the same domains, in order. NULL with the
+ * reason in @err (errno EINVAL: the policy has other domains, so the
+ * replay's domain d would not be the policy's). (sink_hint.c)
  */
+struct scxpol_cpuset;
+
 struct faas_sink *faas_sink_hint_open(const char *policy, const char *pin_root,
-				      unsigned int nr_domains, char *err, size_t errlen);
+				      const char *stats_path, unsigned int nr_domains,
+				      struct scxpol_cpuset *const *cpus, char *err, size_t errlen);
 
 /* faas_sink_hint_close - close a sink from faas_sink_hint_open() (NULL is fine). */
 void faas_sink_hint_close(struct faas_sink *s);

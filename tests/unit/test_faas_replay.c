@@ -19,9 +19,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,7 +34,9 @@
 #include <linux/seccomp.h>
 
 #include <scxpol/common.h>
+#include <scxpol/cpuset.h>
 #include <scxpol/hint.h>
+#include <scxpol/stats.h>
 
 #include "../../examples/faas/replay.h"
 #include "hint_pins.h"
@@ -876,15 +880,77 @@ static void test_cgroup_root_check(void **state)
 	assert_int_equal(faas_cgroup_root_check("--cgroup-root", path, err, sizeof(err)), -ENOENT);
 }
 
+/* A stats server that answers one request with a snapshot of policy "t"
+ * whose domains d0, d1, ... are the CPU lists @cpus. */
+struct one_stats {
+	char path[300];
+	char resp[2048];
+	int fd;
+	bool served;
+	pthread_t thread;
+};
+
+static void *one_stats_serve(void *arg)
+{
+	struct one_stats *o = arg;
+	char buf[4096];
+	int c = accept(o->fd, NULL, NULL);
+
+	if (c < 0)
+		return NULL;
+	if (recv(c, buf, sizeof(buf), 0) > 0)
+		o->served = send(c, o->resp, strlen(o->resp), MSG_NOSIGNAL) > 0;
+	close(c);
+	return NULL;
+}
+
+static void one_stats_start(struct one_stats *o, unsigned int n, const char *const *cpus)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct scxpol_stats st;
+	char json[1024];
+	unsigned int i;
+
+	memset(&st, 0, sizeof(st));
+	snprintf(st.policy, sizeof(st.policy), "t");
+	for (i = 0; i < n; i++) {
+		snprintf(st.pools[i].name, SCXPOL_STAT_NAME_LEN, "d%u", i);
+		snprintf(st.pools[i].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "%s", cpus[i]);
+	}
+	st.nr_pools = n;
+	assert_true(scxpol_stats_json(&st, json, sizeof(json)) > 0);
+	snprintf(o->resp, sizeof(o->resp), "{\"errno\":0,\"resp\":%s}\n", json);
+	snprintf(o->path, sizeof(o->path), "%s/t.sock", tmpdir);
+	assert_true(strlen(o->path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, o->path, strlen(o->path));
+	o->served = false;
+	o->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(o->fd >= 0);
+	assert_int_equal(bind(o->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(o->fd, 1), 0);
+	assert_int_equal(pthread_create(&o->thread, NULL, one_stats_serve, o), 0);
+}
+
+/* Stop: whether it was asked (a sink that never asked ends its wait in accept()). */
+static bool one_stats_stop(struct one_stats *o)
+{
+	shutdown(o->fd, SHUT_RDWR);
+	pthread_join(o->thread, NULL);
+	close(o->fd);
+	unlink(o->path);
+	return o->served;
+}
+
 /* The pinned sink needs the policy's pinned hint maps; it says which are missing. */
 static void test_sink_hint_open_fails(void **state)
 {
+	struct scxpol_cpuset *cpus[2] = { NULL, NULL };
 	char pins[300];
 
 	(void)state;
 	snprintf(pins, sizeof(pins), "%s/no-pins", tmpdir);
 	errno = 0;
-	assert_null(faas_sink_hint_open("faas", pins, 2, err, sizeof(err)));
+	assert_null(faas_sink_hint_open("faas", pins, NULL, 2, cpus, err, sizeof(err)));
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(strncmp(err, "sink 'pinned': ", 15), 0);
 	assert_non_null(strstr(err, pins));
@@ -894,7 +960,9 @@ static void test_sink_hint_open_fails(void **state)
 /*
  * The pinned sink, on hint maps pinned as a policy of 2 domains pins them:
  * a replay of another number of domains is refused (its domain d is not
- * the policy's), and one of 2 runs with every hint it set cleared.
+ * the policy's), so is one whose domains are other CPUs than the policy's
+ * stats server reports, or with no server to ask; one of the same 2 runs
+ * with every hint it set cleared.
  */
 static void test_sink_hint_domains(void **state)
 {
@@ -902,11 +970,16 @@ static void test_sink_hint_domains(void **state)
 	struct scxpol_hint_counts n;
 	SCXPOL_OPTS(scxpol_hint_client_opts, co, .pin_root = NULL);
 	struct scxpol_hint_client *c;
+	struct scxpol_cpuset *cpus[2] = { scxpol_cpuset_new(8), scxpol_cpuset_new(8) };
 	struct faas_sink *sink;
 	struct faas_replay *r;
-	char mnt[300], pins[400], root[1100], want[600];
+	struct one_stats srv;
+	char mnt[300], pins[400], root[1100], want[600], sock[300];
+	unsigned int i;
 
 	(void)state;
+	for (i = 0; i < 8; i++)
+		assert_int_equal(scxpol_cpuset_set(cpus[i / 4], i), 0);
 	snprintf(mnt, sizeof(mnt), "%s/bpf", tmpdir);
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	if (mount("bpf", mnt, "bpf", 0, "mode=0700"))
@@ -914,13 +987,45 @@ static void test_sink_hint_domains(void **state)
 	snprintf(pins, sizeof(pins), "%s/t", mnt);
 	make_pins(pins, NULL, NULL, NULL);
 	errno = 0;
-	assert_null(faas_sink_hint_open("t", pins, 1, err, sizeof(err)));
+	assert_null(faas_sink_hint_open("t", pins, NULL, 1, cpus, err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
 	snprintf(want, sizeof(want), "sink 'pinned': policy t has %d domains, the replay 1: "
 		 "domain d must be the same CPUs on both sides (the replay's --domains or --plan)",
 		 HINT_PINS_NR_POOLS);
 	assert_string_equal(err, want);
-	sink = faas_sink_hint_open("t", pins, HINT_PINS_NR_POOLS, err, sizeof(err));
+	/* no stats server where the replay looks */
+	snprintf(sock, sizeof(sock), "%s/none.sock", tmpdir);
+	errno = 0;
+	assert_null(faas_sink_hint_open("t", pins, sock, HINT_PINS_NR_POOLS, cpus, err,
+					sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	snprintf(want, sizeof(want), "sink 'pinned': reading policy t's domains from its stats "
+		 "socket %s (--policy-socket): ", sock);
+	assert_int_equal(strncmp(err, want, strlen(want)), 0);
+	/* the policy's stats report another number of domains than its hint maps */
+	one_stats_start(&srv, 3, (const char *const[]){ "0-1", "2-3", "4-7" });
+	errno = 0;
+	assert_null(faas_sink_hint_open("t", pins, srv.path, HINT_PINS_NR_POOLS, cpus, err,
+					sizeof(err)));
+	assert_true(one_stats_stop(&srv));
+	assert_int_equal(errno, EINVAL);
+	snprintf(want, sizeof(want), "sink 'pinned': policy t reports 3 domains, the replay has "
+		 "%d", HINT_PINS_NR_POOLS);
+	assert_string_equal(err, want);
+	/* the policy's domain 1 is CPUs 4-6, the replay's 4-7 */
+	one_stats_start(&srv, 2, (const char *const[]){ "0-3", "4-6" });
+	errno = 0;
+	assert_null(faas_sink_hint_open("t", pins, srv.path, HINT_PINS_NR_POOLS, cpus, err,
+					sizeof(err)));
+	assert_true(one_stats_stop(&srv));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "sink 'pinned': policy t's domain 1 (d1) is CPUs 4-6, the "
+				 "replay's is 4-7: domain d must be the same CPUs on both sides "
+				 "(the replay's --domains or --plan)");
+	one_stats_start(&srv, 2, (const char *const[]){ "0-3", "4-7" });
+	sink = faas_sink_hint_open("t", pins, srv.path, HINT_PINS_NR_POOLS, cpus, err,
+				   sizeof(err));
+	assert_true(one_stats_stop(&srv));
 	assert_non_null(sink);
 	if (cg_mount[0]) {
 		snprintf(root, sizeof(root), "%s/scxpol-faas-test.%d", cg_mount, (int)getpid());
@@ -938,6 +1043,8 @@ static void test_sink_hint_domains(void **state)
 	}
 	faas_sink_hint_close(sink);
 	umount(mnt);
+	scxpol_cpuset_free(cpus[0]);
+	scxpol_cpuset_free(cpus[1]);
 }
 
 static void test_summary(void **state)

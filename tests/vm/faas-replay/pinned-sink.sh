@@ -1,17 +1,26 @@
 # The "pinned" sink end to end: faas-replay writes each invocation's domain
 # as a cgroup pool hint of a loaded policy (the hint test policy hintpol,
-# pools 0-1), the BPF side resolves those hints for the bodies' tasks, and
-# every hint is gone once its invocation completed. Minutes 1-5 of the
-# Azure under trace, work scaled by 1/4 as in eevdf-under.
+# with the replay's two domains as its pools: the sink checks them against
+# the policy's stats), the BPF side resolves those hints for the bodies'
+# tasks, and every hint is gone once its invocation completed. Minutes 1-5
+# of the Azure under trace, work scaled by 1/4 as in eevdf-under.
 . "$SCXPOL_SRC/tests/vm/hintstats/common.inc"
 dir=$SCXPOL_SRC/examples/faas/traces
 want=$(awk -F, 'NR > 1 && $2 < 5000' "$dir/under.csv" | wc -l)
-start_hintpol --pools 2
+plan="d0=0-1 d1=2-$(($(nproc) - 1))"
+# other CPUs than the replay's: refused before any invocation runs
+start_hintpol --pools 2 --pool-plan "d0=0 d1=1-$(($(nproc) - 1))"
+out=$("$SCXPOL_BUILD/examples/faas/faas-replay" --trace "$SCXPOL_SRC/examples/faas/traces/under.csv" \
+	--plan "$plan" --sink pinned:hintpol --cgroup-root /sys/fs/cgroup/faas-refused 2>&1) &&
+	fail "faas-replay ran with other domains than the policy's: $out"
+expect_eq "domains that differ" "$out" "faas-replay: sink 'pinned': policy hintpol's domain 0 (d0) is CPUs 0, the replay's is 0-1: domain d must be the same CPUs on both sides (the replay's --domains or --plan)"
+stop_policy INT
+start_hintpol --pools 2 --pool-plan "$plan"
 hits0=$(counter hint_hit)
 "$SCXPOL_BUILD/examples/faas/faas-replay" --format azure \
 	--trace "$dir/azure/invocations_per_function_md.anon.under.csv" \
 	--durations "$dir/azure/function_durations_percentiles.anon.under.csv" \
-	--minutes 1-5 --minute-ms 1000 --duration-scale 0.25 --domains 2 \
+	--minutes 1-5 --minute-ms 1000 --duration-scale 0.25 --plan "$plan" \
 	--sink pinned:hintpol --cgroup-root /sys/fs/cgroup/faas-pinned \
 	--out /tmp/pinned.csv >/tmp/pinned.out 2>&1 ||
 	fail "faas-replay failed: $(cat /tmp/pinned.out)"
