@@ -279,6 +279,45 @@ const struct scxpol_stat_value *scxpol_stats_find(const struct scxpol_stats *st,
 /* ---- JSON out ---------------------------------------------------------------- */
 
 /* Writes into buf[len]; pos counts what the whole text needs. */
+/*
+ * Bytes in the valid UTF-8 sequence at @s (at most @n bytes, or up to a
+ * NUL), or 0: JSON text is UTF-8 (RFC 8259), and a byte outside a valid
+ * sequence (a Latin-1 name, a name cut inside a character) would make
+ * every strict reader refuse the whole line.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1fU;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0fU;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07U;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fU);
+	}
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
 struct jw {
 	char *buf;
 	size_t len, pos;
@@ -312,7 +351,18 @@ static void jw_str(struct jw *w, const char *s)
 			snprintf(esc, sizeof(esc), "\\u%04x", c);
 			jw_raw(w, esc, 6);
 		} else {
-			jw_raw(w, s, 1);
+			/*
+			 * Snapshots are checked before they are written (check_snapshot());
+			 * what is left is message text, where a name cut short by "%.40s"
+			 * may end inside a character: that byte becomes U+FFFD.
+			 */
+			size_t n = utf8_seq((const unsigned char *)s, 4);
+
+			if (n)
+				jw_raw(w, s, n);
+			else
+				jw_lit(w, "\\ufffd");
+			s += n ? n - 1 : 0;
 		}
 	}
 	jw_raw(w, "\"", 1);
@@ -336,7 +386,7 @@ static void jw_snapshot(struct jw *w, const struct scxpol_stats *st)
 	jw_lit(w, ",\"time_ns\":");
 	jw_u64(w, st->time_ns);
 	jw_lit(w, ",\"counters\":{");
-	for (i = 0; i < st->nr && i < SCXPOL_STAT_TOTAL; i++) {
+	for (i = 0; i < st->nr; i++) {
 		if (i)
 			jw_raw(w, ",", 1);
 		jw_str(w, st->v[i].name);
@@ -344,7 +394,7 @@ static void jw_snapshot(struct jw *w, const struct scxpol_stats *st)
 		jw_u64(w, st->v[i].value);
 	}
 	jw_lit(w, "},\"pools\":[");
-	for (i = 0; i < st->nr_pools && i < SCXPOL_STATS_MAX_POOLS; i++) {
+	for (i = 0; i < st->nr_pools; i++) {
 		const struct scxpol_stats_pool *p = &st->pools[i];
 
 		jw_lit(w, i ? ",{\"name\":" : "{\"name\":");
@@ -358,6 +408,69 @@ static void jw_snapshot(struct jw *w, const struct scxpol_stats *st)
 		jw_raw(w, "}", 1);
 	}
 	jw_lit(w, "]}");
+}
+
+/* Text field @what of a snapshot: NUL-terminated within its @max bytes, UTF-8. */
+static int check_text(const char *s, size_t max, const char *what)
+{
+	size_t len = strnlen(s, max), i, n;
+
+	if (len == max)
+		return scxpol_err(EINVAL, "stats snapshot: %s has no NUL within its %zu bytes",
+				  what, max);
+	for (i = 0; i < len; i += n) {
+		n = utf8_seq((const unsigned char *)s + i, len - i);
+		if (!n)
+			return scxpol_err(EINVAL, "stats snapshot: %s is not UTF-8 (byte 0x%02x at "
+					  "offset %zu)", what, (unsigned char)s[i], i);
+	}
+	return 0;
+}
+
+/*
+ * A snapshot filled by hand is written only if scxpol_stats_parse() reads
+ * it back the same: every counter and pool within its array, counter
+ * names non-empty and each used once (a JSON member given twice is
+ * refused), all text UTF-8.
+ */
+static int check_snapshot(const struct scxpol_stats *st)
+{
+	char what[64];
+	unsigned int i, j;
+	int r;
+
+	r = check_text(st->policy, sizeof(st->policy), "policy");
+	if (r)
+		return r;
+	if (st->nr > SCXPOL_STAT_TOTAL)
+		return scxpol_err(EINVAL, "stats snapshot: nr is %u, more than its %d counter slots",
+				  st->nr, SCXPOL_STAT_TOTAL);
+	for (i = 0; i < st->nr; i++) {
+		snprintf(what, sizeof(what), "counter %u's name", i);
+		r = check_text(st->v[i].name, SCXPOL_STAT_NAME_LEN, what);
+		if (r)
+			return r;
+		if (!st->v[i].name[0])
+			return scxpol_err(EINVAL, "stats snapshot: counter %u's name is empty", i);
+		for (j = 0; j < i; j++)
+			if (!strcmp(st->v[j].name, st->v[i].name))
+				return scxpol_err(EINVAL, "stats snapshot: counters %u and %u are both "
+						  "named '%s'", j, i, st->v[i].name);
+	}
+	if (st->nr_pools > SCXPOL_STATS_MAX_POOLS)
+		return scxpol_err(EINVAL, "stats snapshot: nr_pools is %u, more than its %d pool "
+				  "slots", st->nr_pools, SCXPOL_STATS_MAX_POOLS);
+	for (i = 0; i < st->nr_pools; i++) {
+		snprintf(what, sizeof(what), "pool %u's name", i);
+		r = check_text(st->pools[i].name, SCXPOL_STAT_NAME_LEN, what);
+		if (r)
+			return r;
+		snprintf(what, sizeof(what), "pool %u's cpus", i);
+		r = check_text(st->pools[i].cpus, SCXPOL_STATS_POOL_CPUS_LEN, what);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 /* Terminate: the length, or -ENOSPC with the buffer emptied. */
@@ -378,7 +491,13 @@ int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len)
 	SCXPOL_NONNULL(st, "snapshot");
 	SCXPOL_NONNULL(buf, "buffer");
 	struct jw w = { .buf = buf, .len = len };
+	int r = check_snapshot(st);
 
+	if (r) {
+		if (len)
+			buf[0] = '\0';
+		return r;
+	}
 	jw_snapshot(&w, st);
 	return jw_end(&w);
 }
@@ -388,7 +507,10 @@ int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f)
 	SCXPOL_NONNULL(st, "snapshot");
 	SCXPOL_NONNULL(f, "stream");
 	struct jw w = { 0 };
+	int r = check_snapshot(st);
 
+	if (r)
+		return r;
 	jw_snapshot(&w, st);
 	w.len = w.pos + 1;
 	w.buf = malloc(w.len);
@@ -414,6 +536,7 @@ struct jnode {
 	bool is_uint;  /* J_NUM: a non-negative integer that fits in u64 */
 	uint64_t u;
 	int key;       /* offset in strs of the member name, -1 outside objects */
+	size_t at;     /* the member name's byte in the input, for messages */
 	int str;       /* J_STR: offset in strs */
 	int child;     /* first element/member, -1 none */
 	int next;      /* next sibling, -1 none */
@@ -553,8 +676,13 @@ static int jstring(struct jdoc *d)
 		if (c < 0x20)
 			return jerr(d, "control character in a string");
 		if (c != '\\') {
-			d->strs[d->spos++] = (char)c;
-			d->pos++;
+			size_t n = utf8_seq((const unsigned char *)d->in + d->pos, d->len - d->pos);
+
+			if (!n)
+				return jerr(d, "a string that is not UTF-8");
+			memcpy(d->strs + d->spos, d->in + d->pos, n);
+			d->spos += n;
+			d->pos += n;
 			continue;
 		}
 		d->pos++;
@@ -649,11 +777,60 @@ static int jnumber(struct jdoc *d, int node)
 static int jvalue(struct jdoc *d);
 
 /* Members or elements up to @close; @obj says whether they have keys. */
+struct jkey {
+	const char *name;
+	size_t at;
+};
+
+static int jkey_cmp(const void *a, const void *b)
+{
+	const struct jkey *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Object @node's members, each name once: a lookup finds the first, and a
+ * second would be read as the first. Sorted, not compared pairwise: a
+ * 1 MiB response can hold 10^5 members.
+ */
+static int jdup(struct jdoc *d, int node)
+{
+	struct jkey *k;
+	size_t nr = 0, i, dup = SIZE_MAX;
+	char where[64];
+	int c;
+
+	for (c = d->n[node].child; c >= 0; c = d->n[c].next)
+		nr++;
+	if (nr < 2)
+		return 0;
+	k = malloc(nr * sizeof(*k));
+	if (!k) {
+		snprintf(d->err, sizeof(d->err), "out of memory");
+		return -1;
+	}
+	for (i = 0, c = d->n[node].child; c >= 0; c = d->n[c].next, i++)
+		k[i] = (struct jkey){ d->strs + d->n[c].key, d->n[c].at };
+	qsort(k, nr, sizeof(*k), jkey_cmp);
+	/* the second name of a pair, the first such in the text */
+	for (i = 1; i < nr; i++)
+		if (!strcmp(k[i - 1].name, k[i].name) && (dup == SIZE_MAX || k[i].at < k[dup].at))
+			dup = i;
+	if (dup != SIZE_MAX) {
+		jat(d, k[dup].at, where, sizeof(where));
+		snprintf(d->err, sizeof(d->err), "bad JSON at %s: member \"%.40s\" given twice",
+			 where, k[dup].name);
+	}
+	free(k);
+	return dup == SIZE_MAX ? 0 : -1;
+}
+
 static int jcontainer(struct jdoc *d, int node, bool obj)
 {
 	char close = obj ? '}' : ']';
-	int last = -1, i;
-	size_t at;
+	int last = -1;
 
 	if (++d->depth > JSON_MAX_DEPTH)
 		return jerr(d, "nested too deeply");
@@ -666,6 +843,7 @@ static int jcontainer(struct jdoc *d, int node, bool obj)
 	}
 	for (;;) {
 		int key = -1, child;
+		size_t at = 0;
 
 		jws(d);
 		if (obj) {
@@ -675,16 +853,6 @@ static int jcontainer(struct jdoc *d, int node, bool obj)
 			key = jstring(d);
 			if (key < 0)
 				return -1;
-			/* a lookup finds the first: a second one would be read as the first */
-			for (i = d->n[node].child; last >= 0 && i >= 0; i = d->n[i].next)
-				if (!strcmp(d->strs + d->n[i].key, d->strs + key)) {
-					char where[64];
-
-					jat(d, at, where, sizeof(where));
-					snprintf(d->err, sizeof(d->err), "bad JSON at %s: member "
-						 "\"%.40s\" given twice", where, d->strs + key);
-					return -1;
-				}
 			jws(d);
 			if (d->pos >= d->len || d->in[d->pos] != ':')
 				return jerr(d, "expected ':'");
@@ -694,6 +862,7 @@ static int jcontainer(struct jdoc *d, int node, bool obj)
 		if (child < 0)
 			return -1;
 		d->n[child].key = key;
+		d->n[child].at = at;
 		if (last < 0)
 			d->n[node].child = child;
 		else
@@ -707,7 +876,7 @@ static int jcontainer(struct jdoc *d, int node, bool obj)
 		if (d->pos < d->len && d->in[d->pos] == close) {
 			d->pos++;
 			d->depth--;
-			return 0;
+			return obj ? jdup(d, node) : 0;
 		}
 		return jerr(d, obj ? "expected ',' or '}'" : "expected ',' or ']'");
 	}

@@ -115,18 +115,25 @@ SCXPOL_API const struct scxpol_stat_value *scxpol_stats_find(const struct scxpol
 /*
  * scxpol_stats_json - @st as one line of JSON (no newline) into @buf.
  * Returns the length without the NUL, or -ENOSPC (@buf set to "" when @len
- * > 0).
+ * > 0). A snapshot scxpol_stats_parse() would not read back the same is
+ * -EINVAL, with the field named in scxpol_last_error(): nr or nr_pools
+ * beyond the arrays, a counter name empty or given to two counters, text
+ * that is not NUL-terminated in its array or not UTF-8.
  */
 SCXPOL_API int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len);
 
-/* scxpol_stats_json_file - the same JSON and a newline to @f. 0 or -errno. */
+/*
+ * scxpol_stats_json_file - the same JSON and a newline to @f. 0 or -errno
+ * (-EINVAL as scxpol_stats_json(), with nothing written).
+ */
 SCXPOL_API int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f);
 
 /*
  * scxpol_stats_parse - the inverse: parse a snapshot in @json into @out.
  * -EINVAL with the column of the problem (and its line, in text of several
- * lines) for malformed input, or naming the member that is missing or of
- * the wrong type.
+ * lines) for malformed input (text that is not UTF-8, a member name given
+ * twice in an object included), or naming the member that is missing or
+ * of the wrong type.
  */
 SCXPOL_API int scxpol_stats_parse(const char *json, struct scxpol_stats *out);
 

@@ -83,8 +83,21 @@ static const char *jstr(const char *s)
 	if (*s++ != '"')
 		return NULL;
 	while (*s != '"') {
-		if ((unsigned char)*s < 0x20)
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20)
 			return NULL;
+		/* UTF-8 by its lead byte: C0, C1 and F5.. never start a character */
+		if (c >= 0x80) {
+			int i, more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+
+			if (c < 0xc2 || c > 0xf4)
+				return NULL;
+			for (i = 1; i <= more; i++)
+				if (((unsigned char)s[i] & 0xc0) != 0x80)
+					return NULL;
+			s += more;
+		}
 		if (*s == '\\') {
 			s++;
 			if (*s == 'u') {
@@ -276,6 +289,111 @@ static void test_json_file(void **state)
 	assert_memory_equal(line, known_json, strlen(known_json));
 }
 
+static void test_json_refuses_bad_snapshots(void **state)
+{
+	struct scxpol_stats st, back;
+	char buf[2048];
+	FILE *f;
+
+	(void)state;
+	/* UTF-8 text is written as it is and read back the same */
+	fill(&st);
+	snprintf(st.policy, sizeof(st.policy), "caf\xc3\xa9");
+	assert_true(scxpol_stats_json(&st, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\"policy\":\"caf\xc3\xa9\""));
+	assert_true(valid_json(buf));
+	assert_int_equal(scxpol_stats_parse(buf, &back), 0);
+	assert_string_equal(back.policy, "caf\xc3\xa9");
+
+	/* Latin-1: no strict reader would take the line */
+	snprintf(st.policy, sizeof(st.policy), "caf\xe9");
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: policy is not UTF-8 (byte 0xe9 "
+			    "at offset 3)");
+	assert_string_equal(buf, "");
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(scxpol_stats_json_file(&st, f), -EINVAL);
+	assert_int_equal(ftell(f), 0);
+	fclose(f);
+
+	fill(&st);
+	memset(st.pools[1].name, 'x', SCXPOL_STAT_NAME_LEN);
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: pool 1's name has no NUL within "
+			    "its 32 bytes");
+	fill(&st);
+	snprintf(st.pools[0].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "0-3\xed\xa0\x80");
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: pool 0's cpus is not UTF-8 (byte "
+			    "0xed at offset 3)");
+
+	/* what scxpol_stats_parse() would refuse */
+	fill(&st);
+	st.v[1].name[0] = '\0';
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: counter 1's name is empty");
+	fill(&st);
+	snprintf(st.v[2].name, SCXPOL_STAT_NAME_LEN, "enqueue");
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: counters 0 and 2 are both named "
+			    "'enqueue'");
+
+	/* counts beyond the arrays: refused, not cut short */
+	fill(&st);
+	st.nr = SCXPOL_STAT_TOTAL + 1;
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	snprintf(buf, sizeof(buf), "stats snapshot: nr is %d, more than its %d counter slots",
+		 SCXPOL_STAT_TOTAL + 1, SCXPOL_STAT_TOTAL);
+	assert_string_equal(scxpol_last_error(), buf);
+	fill(&st);
+	st.nr_pools = SCXPOL_STATS_MAX_POOLS + 1;
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: nr_pools is 65, more than its 64 "
+			    "pool slots");
+}
+
+static void test_parse_utf8_and_members(void **state)
+{
+	static const char *const bad_utf8[] = {
+		"{\"policy\":\"caf\xe9\"}",          /* Latin-1 */
+		"{\"policy\":\"caf\xc0\xaf\"}",      /* overlong '/' */
+		"{\"policy\":\"caf\xed\xa0\x80\"}",  /* a UTF-16 surrogate */
+		"{\"policy\":\"caf\xf4\x90\x80\x80\"}", /* beyond U+10FFFF */
+		"{\"policy\":\"caf\xc3",              /* cut at the end of the text */
+	};
+	struct scxpol_stats back;
+	const size_t nr = 100000;
+	size_t i, n, at;
+	char *big, want[128];
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_utf8) / sizeof(bad_utf8[0]); i++) {
+		assert_int_equal(scxpol_stats_parse(bad_utf8[i], &back), -EINVAL);
+		assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 15: a "
+				    "string that is not UTF-8");
+	}
+
+	/* the first second name in the text is the one named */
+	assert_int_equal(scxpol_stats_parse("{\"a\":1,\"b\":2,\"b\":3,\"a\":4}", &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 14: member "
+			    "\"b\" given twice");
+
+	/* a name given twice among 10^5 members, far apart */
+	big = malloc(nr * 12 + 64);
+	assert_non_null(big);
+	n = (size_t)sprintf(big, "{");
+	for (i = 0; i < nr; i++)
+		n += (size_t)sprintf(big + n, "\"k%06zu\":0,", i);
+	at = n;
+	sprintf(big + n, "\"k000000\":1}");
+	assert_int_equal(scxpol_stats_parse(big, &back), -EINVAL);
+	snprintf(want, sizeof(want), "stats snapshot: bad JSON at column %zu: member \"k000000\" "
+		 "given twice", at + 1);
+	assert_string_equal(scxpol_last_error(), want);
+	free(big);
+}
+
 static void test_parse_roundtrip_and_errors(void **state)
 {
 	struct scxpol_stats st, back;
@@ -444,6 +562,16 @@ static void test_respond(void **state)
 	r = scxpol_stats_respond(s, &so, "{\"req\":\"stats\"}", 15);
 	assert_string_equal(r, "{\"errno\":61,\"resp\":null,\"error\":\"policy 'minimal' is not "
 			       "loaded (restarting?)\"}");
+	free(r);
+
+	/* a name cut inside its last character by the message's "%.40s" */
+	snprintf(want, sizeof(want), "{\"req\":\"stats\",\"%s\xc3\xa9\":1,\"%s\xc3\xa9\":2}",
+		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	r = scxpol_stats_respond(s, &so, want, strlen(want));
+	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at column 62: "
+			       "member \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\ufffd\\\" given "
+			       "twice\"}");
+	assert_true(valid_json(r));
 	free(r);
 
 	r = scxpol_stats_respond(s, &so, "nope", 4);
@@ -987,6 +1115,8 @@ int main(void)
 		cmocka_unit_test(test_json_escapes_policy),
 		cmocka_unit_test(test_json_every_counter_name),
 		cmocka_unit_test(test_json_file),
+		cmocka_unit_test(test_json_refuses_bad_snapshots),
+		cmocka_unit_test(test_parse_utf8_and_members),
 		cmocka_unit_test(test_parse_roundtrip_and_errors),
 		cmocka_unit_test(test_object_layout_checked),
 		cmocka_unit_test(test_request_parsing),
