@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,7 +27,8 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                   [--interval SECS] [--count N]\n"
 		   "  -p, --policy NAME    the policy's server, " SOCK_DIR "/NAME.sock\n"
 		   "  -s, --socket PATH    the server at PATH\n"
-		   "                       (neither: the only socket in " SOCK_DIR ")\n"
+		   "                       (neither: the only socket in " SOCK_DIR " a server\n"
+		   "                       listens on)\n"
 		   "  -j, --json           print one snapshot as JSON and exit\n"
 		   "  -r, --request JSON   send one request line, print the response\n"
 		   "  -i, --interval SECS  refresh the table every SECS (default 1)\n"
@@ -35,10 +38,40 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 	scxpol_cli_usage(c, f);
 }
 
-/* The only *.sock in SOCK_DIR into @buf. */
+/*
+ * Nobody listens on socket @path: a killed policy's, left behind (its
+ * next start takes it over). Non-blocking: a live server with a full
+ * backlog answers EAGAIN, not a wait.
+ */
+static bool stale_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ? errno : 0;
+	close(fd);
+	return r == ECONNREFUSED;
+}
+
+/* @name less ".sock" to the list @list of @len bytes, while it fits. */
+static void list_add(char *list, size_t len, const char *name)
+{
+	size_t have = strlen(list), l = strlen(name) - 5;
+
+	if (have + l + 3 < len)
+		snprintf(list + have, len - have, "%s%.*s", have ? ", " : "", (int)l, name);
+}
+
+/* The only *.sock in SOCK_DIR that a server listens on into @buf. */
 static int only_socket(char *buf, size_t len)
 {
-	char names[1024] = "";
+	char names[1024] = "", stale[1024] = "", path[PATH_MAX];
 	struct dirent *de;
 	int n = 0;
 	DIR *d = opendir(SOCK_DIR);
@@ -53,23 +86,27 @@ static int only_socket(char *buf, size_t len)
 
 		if (l < 6 || strcmp(de->d_name + l - 5, ".sock"))
 			continue;
-		if (!n++)
-			snprintf(buf, len, SOCK_DIR "/%s", de->d_name);
-		if (strlen(names) + l + 3 < sizeof(names)) {
-			if (names[0])
-				strcat(names, ", ");
-			strncat(names, de->d_name, l - 5);
+		snprintf(path, sizeof(path), SOCK_DIR "/%s", de->d_name);
+		if (stale_socket(path)) {
+			list_add(stale, sizeof(stale), de->d_name);
+			continue;
 		}
+		if (!n++)
+			snprintf(buf, len, "%s", path);
+		list_add(names, sizeof(names), de->d_name);
 	}
 	closedir(d);
 	if (n == 1)
 		return 0;
-	if (!n)
-		fprintf(stderr, "scxpol-stat: no policy serves stats here (no socket in %s)\n",
-			SOCK_DIR);
-	else
+	if (n)
 		fprintf(stderr, "scxpol-stat: %d policies serve stats (%s); pick one with "
 			"--policy\n", n, names);
+	else if (stale[0])
+		fprintf(stderr, "scxpol-stat: no policy serves stats here (in %s, nobody listens "
+			"on the sockets of %s: stopped without removing them)\n", SOCK_DIR, stale);
+	else
+		fprintf(stderr, "scxpol-stat: no policy serves stats here (no socket in %s)\n",
+			SOCK_DIR);
 	return -1;
 }
 

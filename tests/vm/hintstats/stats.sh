@@ -49,10 +49,15 @@ expect_eq "loader exit status" "$POLICY_STATUS" 0
 [ -e "$SOCK" ] && fail "socket left behind after the policy stopped"
 out=$("$STAT" --json 2>&1) && fail "scxpol-stat found a server after the policy stopped"
 expect_eq "no socket" "$out" "scxpol-stat: no policy serves stats here (no socket in /run/scxpol)"
+# a killed policy's socket, which nobody listens on: not a server to pick
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' /run/scxpol/dead.sock
+out=$("$STAT" --json 2>&1) && fail "scxpol-stat read stats from a stale socket"
+expect_eq "stale socket only" "$out" "scxpol-stat: no policy serves stats here (in /run/scxpol, nobody listens on the sockets of dead: stopped without removing them)"
 
 # a policy with pools: their sizes and queue depths are in the snapshot
 start_hintpol --pool-plan "lc=0-1 bg=2-$(($(nproc) - 1))"
-"$STAT" --policy hintpol --json >/tmp/snap2.json
+"$STAT" --json >/tmp/snap2.json || fail "scxpol-stat --json beside a stale socket failed"
+rm /run/scxpol/dead.sock
 expect_eq "pools" "$(jq -c '[.pools[] | [.name, .cpus, .nr_cpus]]' /tmp/snap2.json)" \
 	"[[\"lc\",\"0-1\",2],[\"bg\",\"2-$(($(nproc) - 1))\",$(($(nproc) - 2))]]"
 [[ $(jq -r '.pools | map(.queued | tostring) | join(" ")' /tmp/snap2.json) =~ ^[0-9]+\ [0-9]+$ ]] ||
