@@ -81,16 +81,12 @@ static int read_cpulist(struct loader *ld, const char *path, unsigned int capaci
 	return 0;
 }
 
-/* A decimal number in @path. */
-static int read_uint(struct loader *ld, const char *path, unsigned int *out)
+/* ld->buf, read from @path, as a decimal number; errors name the file. */
+static int parse_uint(struct loader *ld, const char *path, unsigned int *out)
 {
 	unsigned long v;
 	char *end;
-	int r;
 
-	r = read_text(ld, path);
-	if (r < 0)
-		return read_error(ld, path, r);
 	errno = 0;
 	v = strtoul(ld->buf, &end, 10);
 	if (ld->buf[0] < '0' || ld->buf[0] > '9' || *end || errno || v > UINT_MAX)
@@ -207,6 +203,8 @@ static int load_core(struct loader *ld, unsigned int cpu)
 /*
  * The last-level cache of @cpu: its highest-level data or unified cache
  * (the lowest index among equals), told apart by shared_cpu_list alone.
+ * sysfs hides a leaf's type or level that the firmware left unknown: such
+ * a leaf cannot be ranked, and is not the LLC.
  */
 static int load_llc(struct loader *ld, unsigned int cpu)
 {
@@ -253,6 +251,10 @@ static int load_llc(struct loader *ld, unsigned int cpu)
 			continue;
 		snprintf(path, sizeof(path), "%s/index%u/type", dir, index);
 		r = read_text(ld, path);
+		if (r == -ENOENT) {
+			r = 0;
+			continue;
+		}
 		if (r < 0) {
 			r = read_error(ld, path, r);
 			break;
@@ -266,7 +268,12 @@ static int load_llc(struct loader *ld, unsigned int cpu)
 			break;
 		}
 		snprintf(path, sizeof(path), "%s/index%u/level", dir, index);
-		r = read_uint(ld, path, &level);
+		r = read_text(ld, path);
+		if (r == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		r = r < 0 ? read_error(ld, path, r) : parse_uint(ld, path, &level);
 		if (r || (set && (level < best || (level == best && index > best_index))))
 			continue;
 		snprintf(path, sizeof(path), "%s/index%u/shared_cpu_list", dir, index);

@@ -246,6 +246,35 @@ static void test_no_cache_information(void **state)
 		   "first online CPU, lists none (is one still coming online?)");
 }
 
+/*
+ * Leaves whose type or level the firmware left unknown: sysfs hides that
+ * file. Such a leaf is not ranked (here each would span every CPU), and
+ * the LLCs are still the level-3 caches.
+ */
+static void test_hidden_cache_type_or_level(void **state)
+{
+	struct fake_topo ft = { .nodes = 1, .llcs_per_node = 2, .cores_per_llc = 2, .threads = 2 };
+	struct scxpol_topo *t;
+	unsigned int cpu;
+	char rel[128];
+
+	(void)state;
+	root = fake_sysfs(&ft);
+	for (cpu = 0; cpu < 8; cpu++) {
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cache/index4/shared_cpu_list",
+			 cpu);
+		fake_write(root, rel, "0-7");
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cache/index5/shared_cpu_list",
+			 cpu);
+		fake_write(root, rel, "0-7");
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cache/index5/type", cpu);
+		fake_write(root, rel, "Unified");
+	}
+	t = load_tree();
+	check_two_llcs(t);
+	scxpol_topo_free(t);
+}
+
 static void test_old_kernel_thread_siblings(void **state)
 {
 	struct fake_topo ft = { .nodes = 1, .llcs_per_node = 1, .cores_per_llc = 2, .threads = 2,
@@ -724,6 +753,7 @@ int main(void)
 		T(test_smt_stride_numbering),
 		T(test_two_llcs),
 		T(test_missing_cache_ids),
+		T(test_hidden_cache_type_or_level),
 		T(test_no_cache_information),
 		T(test_old_kernel_thread_siblings),
 		T(test_two_nodes),
