@@ -520,8 +520,8 @@ static int read_groups(struct lat_bpf *skel, const struct opts *o, struct group 
 	return 0;
 }
 
-/* Events lost, by cause: a dropped event leaves a wakeup without its sleep
- * (or the reverse) in some group's counts. */
+/* Events lost, by cause: a dropped event may leave a wakeup without its
+ * sleep (or the reverse) in some group's counts. */
 struct drops {
 	__u64 group_full; /* the group table was full */
 	__u64 no_storage; /* the task had no storage and none could be made */

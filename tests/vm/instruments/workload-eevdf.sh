@@ -1,7 +1,7 @@
 # scxpol-workload completes under EEVDF with requests and background units,
 # its numbers are consistent, and scxpol-lat (by comm, filtered to the
 # workload's cgroups) sees its thread classes with as many sleeps as wakeups
-# and an exit per thread.
+# (unless it dropped events: expect_paired) and an exit per thread.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 . "$SCXPOL_SRC/tests/vm/instruments/checks.inc"
 cgroup_at_exit /sys/fs/cgroup/wl-test
