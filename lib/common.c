@@ -267,21 +267,33 @@ bool scxpol_opts_valid(const void *opts, size_t known_sz, const char *type)
 	return true;
 }
 
-int scxpol_cgroup_id(const char *path, unsigned long long *id)
+/* scxpol_cgroup_id() with @err for its message: logged or not. */
+static int cgroup_id(const char *path, unsigned long long *id,
+		     int (*err)(int, const char *, ...))
 {
 	struct statfs sfs;
 	struct stat st;
 
 	if (!path)
-		return scxpol_err(EINVAL, "cgroup path is NULL");
+		return err(EINVAL, "cgroup path is NULL");
 	if (stat(path, &st))
-		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
+		return err(errno, "cgroup '%s': %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return scxpol_err(ENOTDIR, "cgroup '%s': not a directory", path);
+		return err(ENOTDIR, "cgroup '%s': not a directory", path);
 	if (statfs(path, &sfs))
-		return scxpol_err(errno, "cgroup '%s': %s", path, strerror(errno));
+		return err(errno, "cgroup '%s': %s", path, strerror(errno));
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-		return scxpol_err(EINVAL, "cgroup '%s': not on a cgroup2 file system", path);
+		return err(EINVAL, "cgroup '%s': not on a cgroup2 file system", path);
 	*id = st.st_ino;
 	return 0;
+}
+
+int scxpol_cgroup_id(const char *path, unsigned long long *id)
+{
+	return cgroup_id(path, id, scxpol_err);
+}
+
+int scxpol_cgroup_id_quiet(const char *path, unsigned long long *id)
+{
+	return cgroup_id(path, id, scxpol_err_quiet);
 }

@@ -106,6 +106,8 @@ SCXPOL_HIDDEN unsigned int scxpol_pin_dir_mode(unsigned int mode);
  * -ENOENT and the like from stat(), -ENOTDIR, -EINVAL (not cgroup2).
  */
 SCXPOL_HIDDEN int scxpol_cgroup_id(const char *path, unsigned long long *id);
+/* The same, the message only in scxpol_last_error(), not logged. */
+SCXPOL_HIDDEN int scxpol_cgroup_id_quiet(const char *path, unsigned long long *id);
 
 /*
  * Classification rules (lib/match.c): the LPM-trie key of comm pattern

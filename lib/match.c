@@ -170,7 +170,9 @@ int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const 
 		scxpol_match_comm_pattern(pattern, &key);
 		return rule_write(s, map, &key, sizeof(key), 0, value, what);
 	}
-	scxpol_cgroup_id(pattern, &id);
+	r = scxpol_cgroup_id(pattern, &id);
+	if (r)
+		return r; /* removed since scxpol_match_check() */
 	cgid = id;
 	m = scxpol_sched_match_cgroups(s);
 	pthread_mutex_lock(&m->lock);
@@ -189,27 +191,37 @@ int scxpol_match_refresh(struct scxpol_sched *s)
 	struct bpf_map *map = NULL;
 	unsigned long long id;
 	int moved = 0, r = 0;
-	struct stat st;
 	__u64 cgid;
 	size_t i;
 
 	SCXPOL_NONNULL(s, "policy");
 	m = scxpol_sched_match_cgroups(s);
 	pthread_mutex_lock(&m->lock);
-	for (i = 0; i < m->n && r >= 0; i++) {
+	for (i = 0; i < m->n; i++) {
 		c = &m->v[i];
-		/* a missing directory is no error: the service may be between its runs */
-		if (stat(c->path, &st) && errno == ENOENT) {
-			if (!c->gone)
+		/*
+		 * A missing directory is no error (the service may be between its
+		 * runs), nor one that is no cgroup2 directory for now: one rule must
+		 * not stop the others from following theirs, or the policy's run.
+		 */
+		r = scxpol_cgroup_id_quiet(c->path, &id);
+		if (r) {
+			if (!c->gone && r == -ENOENT)
 				scxpol_log(SCXPOL_LOG_INFO, "%s: cgroup rule \"%s\": the directory is "
 					   "gone; the rule applies again once it is created",
 					   scxpol_sched_name(s), c->path);
+			else if (!c->gone)
+				scxpol_log(SCXPOL_LOG_WARN, "%s: cgroup rule \"%s\": %s; the rule "
+					   "applies again once it is a cgroup2 directory",
+					   scxpol_sched_name(s), c->path, scxpol_last_error());
 			c->gone = true;
+			r = 0;
 			continue;
 		}
-		r = scxpol_cgroup_id(c->path, &id);
-		if (r || id == c->id)
+		if (id == c->id) {
+			c->gone = false;
 			continue;
+		}
 		if (!map)
 			map = rule_map(s, "scxpol_match_cgroups");
 		if (!map) {

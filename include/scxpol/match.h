@@ -69,14 +69,15 @@ SCXPOL_API int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind k
  * scxpol_match_refresh - let the cgroup rules of loaded policy @s follow
  * their directories: a rule whose directory was removed and created again
  * (a new cgroup, with a new id) moves to the new cgroup, logged at info
- * level; one whose directory is missing waits for it (logged once).
- * scxpol_sched_run() calls it every second (at most that long after a
- * new directory appears its tasks follow the rule); a loader with its own
- * loop calls it itself. Safe to call from another thread than the one
- * that adds rules. Returns the number of rules that moved, or a negative
- * errno with a message naming the rule: scxpol_match_add()'s errors, and
- * those of scxpol_match_check() for a path that is no longer a cgroup2
- * directory.
+ * level; one whose directory is missing waits for it (logged once, at
+ * info level), and so does one whose path is for now no cgroup2
+ * directory (logged once, a warning with scxpol_match_check()'s reason):
+ * neither stops the other rules or the run. scxpol_sched_run() calls it
+ * every second (at most that long after a new directory appears its tasks
+ * follow the rule); a loader with its own loop calls it itself. Safe to
+ * call from another thread than the one that adds rules. Returns the
+ * number of rules that moved, or a negative errno with a message naming
+ * the rule when its map cannot be written (scxpol_match_add()'s errors).
  */
 SCXPOL_API int scxpol_match_refresh(struct scxpol_sched *s);
 

@@ -1,16 +1,18 @@
 # Which pool a thread runs in follows its class: a cgroup rule (the cgroup
 # and those below it) or a comm rule (a prefix) makes it lc, nothing makes
 # it bg, and a class hint overrides both (hint > cgroup > comm); a rename or
-# a cgroup move changes it. Two lc spinners fill the lc CPUs and three bg
+# a cgroup move changes it, and a cgroup rule follows its directory created
+# again, even while another rule's path is no cgroup2 directory. Two lc spinners fill the lc CPUs and three bg
 # ones overfill the bg CPUs, so the bg CPUs always have bg work before lc
 # work to steal, and an lc CPU lends itself only for a moment (its lc task
 # was just taken by the other lc CPU and is not queued again yet): each
 # spinner runs on its own pool's CPUs in most samples.
 . "$(dirname "$0")/common.inc"
 cgroup_at_exit $CG/ads-t
-mkdir -p $CG/ads-t/lc/sub $CG/ads-t/bg
+mkdir -p $CG/ads-t/lc/sub $CG/ads-t/bg $CG/ads-t/odd
 # -v: the loader logs when a cgroup rule follows its directory (info level)
-start_ads -v --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/lc
+start_ads -v --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/odd \
+	--lc-cgroup $CG/ads-t/lc
 assert_attached ads
 expect_eq "lc pool" "$(lc_cpus)" 0-1
 
@@ -75,6 +77,16 @@ check_round "lcname-k lcname-l lcname-r(renamed) other-m(moved)" "other-x other-
 	$k $l $r $m $x $y $w
 kill $k $l $r $m $x $y $w; wait $k $l $r $m $x $y $w 2>/dev/null
 
+# a rule's path that is for now no cgroup2 directory (a file system mounted
+# on it) waits, with one warning; the rules after it go on following theirs
+mount -t tmpfs none $CG/ads-t/odd
+odd="cgroup rule \"$CG/ads-t/odd\": cgroup '$CG/ads-t/odd': not on a cgroup2 file system; the rule applies again once it is a cgroup2 directory"
+for i in $(seq 30); do
+	grep -qF "$odd" /tmp/ads.log && break
+	sleep 0.1
+done
+grep -qF "$odd" /tmp/ads.log || fail "no warning for a rule on a tmpfs: $(tail -5 /tmp/ads.log)"
+
 # the rule's directory removed and created again (a restarted service's
 # cgroup: a new cgroup, a new id) is followed within the loader's interval
 rmdir $CG/ads-t/lc/sub $CG/ads-t/lc
@@ -96,6 +108,8 @@ spin other-s 600; s=$SPIN_PID
 sleep 1
 check_round "probe-n(new-cgroup) lcname-o" "other-p other-q other-s" $n $o $p $q $s
 kill $n $o $p $q $s; wait $n $o $p $q $s 2>/dev/null
+expect_eq "warnings for the rule on a tmpfs (once)" "$(grep -cF "$odd" /tmp/ads.log)" 1
+umount $CG/ads-t/odd
 
 assert_attached ads
 # (class_default counts every unmatched task, the shell's too: where the
@@ -106,4 +120,4 @@ done
 note "$(snapshot | jq -c '.counters | {class_hint, class_cgroup, class_comm, class_default}')"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
-rmdir $CG/ads-t/lc/sub $CG/ads-t/lc $CG/ads-t/bg $CG/ads-t
+rmdir $CG/ads-t/lc/sub $CG/ads-t/lc $CG/ads-t/bg $CG/ads-t/odd $CG/ads-t
