@@ -623,6 +623,13 @@ static bool task_alive(pid_t tid)
 }
 
 /* @what for @id of map @m, after checking that the task exists. */
+static bool in_init_ns(const char *ns, unsigned int ino)
+{
+	struct stat st;
+
+	return !stat(ns, &st) && st.st_ino == ino;
+}
+
 static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 {
 	const char *kind = m == M_TGID ? "tgid" : "tid";
@@ -631,6 +638,11 @@ static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 	snprintf(what, len, "%s %d", kind, (int)id);
 	if (id <= 0)
 		return scxpol_err(EINVAL, "%s: not a %s", what, m == M_TGID ? "process id" : "thread id");
+	/* in a container the same number is another task of the host's */
+	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO))
+		return scxpol_err(EOPNOTSUPP, "%s: task hints need the initial PID namespace (the "
+				  "policy sees ids of that namespace, this process is in another)",
+				  what);
 	if (!must_exist)
 		return 0;
 	/* tgid 0 and alive: /proc hides it (hidepid=), only kill() sees it */
@@ -746,13 +758,6 @@ static int map_slots(struct scxpol_hint_client *c)
 	}
 	pthread_mutex_unlock(&c->lock);
 	return r;
-}
-
-static bool in_init_ns(const char *ns, unsigned int ino)
-{
-	struct stat st;
-
-	return !stat(ns, &st) && st.st_ino == ino;
 }
 
 /* Give slot @s back if @tid still owns it. */

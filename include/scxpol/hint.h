@@ -135,7 +135,10 @@ SCXPOL_API int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const
 
 /*
  * scxpol_hint_set_tgid - set the hint of process @tgid (all its threads).
- * -ESRCH when no such process exists; otherwise as _set_cgroup_id.
+ * -ESRCH when no such process exists; otherwise as _set_cgroup_id. Ids
+ * are those of the initial PID namespace: every _tgid and _tid call from
+ * another (a container's) is -EOPNOTSUPP, since its numbers name other
+ * tasks of the host's.
  */
 SCXPOL_API int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid,
 				    const struct scxpol_hint *h);

@@ -344,6 +344,50 @@ static void test_checks(void **state)
 	scxpol_hint_client_close(c);
 }
 
+/* Task hints from another PID namespace: refused, not stored under another task's id. */
+static void test_other_pid_namespace(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	const char *want = "tgid 1: task hints need the initial PID namespace (the policy sees "
+			   "ids of that namespace, this process is in another)";
+	int status;
+	pid_t pid;
+
+	(void)state;
+	/* a child makes the namespace: the test process's own children stay in this one */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(77); /* not root */
+		inner = fork(); /* the first process of the new namespace: pid 1 there */
+		if (!inner) {
+			int r = scxpol_hint_set_tgid(c, getpid(), &h);
+
+			if (r != -EOPNOTSUPP || strcmp(scxpol_last_error(), want)) {
+				fprintf(stderr, "set_tgid: %d, '%s'\n", r, scxpol_last_error());
+				_exit(1);
+			}
+			_exit(scxpol_hint_clear_tid(c, 1) == -EOPNOTSUPP ? 0 : 2);
+		}
+		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(3);
+		_exit(WEXITSTATUS(status));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the parent's own calls are in the initial namespace still */
+	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_clear_tgid(c, getpid()), 0);
+	scxpol_hint_client_close(c);
+}
+
 static void test_no_pools(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
@@ -998,6 +1042,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_pid_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_pools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_map, setup, teardown),
