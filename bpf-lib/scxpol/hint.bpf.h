@@ -21,7 +21,9 @@
  * Callbacks to wire: exit_task -> scxpol_hint_task_exit, cgroup_exit ->
  * scxpol_hint_cgroup_exit, so entries of dead tasks and removed cgroups go
  * away with them; scxpol_hint_prune() (userspace) catches what died while no
- * policy was loaded.
+ * policy was loaded. The kernel calls cgroup_exit only for cgroups with the
+ * cpu controller enabled (those it keeps a task group for): the hint of a
+ * removed cgroup without it also waits for scxpol_hint_prune().
  *
  * It defines global functions (doc/conventions.md): include it in one
  * .bpf.c of a BPF object.
