@@ -277,6 +277,21 @@ static int fix_pin_perms(struct scxpol_sched *s)
 	return 0;
 }
 
+/*
+ * A hook's failure @r as a negative errno (a positive one is -EINVAL), with
+ * a message naming the hook when the hook set none: an application's hook
+ * may fail without a library call that would have said why.
+ */
+static int hook_failed(const struct scxpol_sched *s, const char *hook, int r)
+{
+	if (r > 0)
+		r = -EINVAL;
+	if (!scxpol_last_error()[0])
+		return scxpol_err(-r, "%s: the %s hook failed: %s (it set no message)", s->name,
+				  hook, strerror(-r));
+	return r;
+}
+
 /* Open the skeleton, learn the policy name, run the configure hook. */
 static int open_skeleton(struct scxpol_sched *s)
 {
@@ -313,9 +328,10 @@ static int open_skeleton(struct scxpol_sched *s)
 				  "<scxpol/sched.bpf.h> and call scxpol_exit_record() in ops.exit",
 				  s->name);
 	if (s->opts.configure) {
+		scxpol_err_clear();
 		r = s->opts.configure(s, s->skel, s->opts.ctx);
 		if (r)
-			return r < 0 ? r : -EINVAL;
+			return hook_failed(s, "configure", r);
 	}
 	return scxpol_stats_check_object(s->obj, s->name);
 }
@@ -452,6 +468,8 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	r = s->opts.skel->load(s->skel);
 	if (r) {
 		r = r < 0 ? r : -errno;
+		/* libbpf loads an object once, even a refused one: a retry opens anew */
+		close_object(s);
 		if (r == -ENOTSUP || r == -EOPNOTSUPP)
 			return scxpol_err(EOPNOTSUPP, "%s: the kernel cannot load this policy: it lacks "
 					  "a sched_ext_ops callback or kfunc the policy uses (libbpf's "
@@ -469,9 +487,10 @@ int scxpol_sched_load(struct scxpol_sched *s)
 		if (s->ext[i].fn)
 			r = s->ext[i].fn(s, s->ext[i].data);
 	if (!r && s->opts.loaded) {
+		scxpol_err_clear();
 		r = s->opts.loaded(s, s->skel, s->opts.ctx);
-		if (r > 0)
-			r = -EINVAL;
+		if (r)
+			r = hook_failed(s, "loaded", r);
 	}
 	if (r) {
 		/*
@@ -602,18 +621,23 @@ static int read_exit_record(struct scxpol_sched *s)
 {
 	struct bpf_map *map;
 	__u32 zero = 0;
+	int i;
 
 	if (s->have_exit)
 		return 0;
 	if (!s->loaded)
 		return -ENODATA;
 	map = bpf_object__find_map_by_name(s->obj, EXIT_MAP);
-	if (!map || bpf_map__lookup_elem(map, &zero, sizeof(zero), &s->exit, sizeof(s->exit), 0))
-		return -ENODATA;
+	/*
+	 * kind is written last, but one copy may read the text before kind is
+	 * set and kind after: once kind is seen, a second copy has it all.
+	 */
+	for (i = 0; i < 2; i++)
+		if (!map || bpf_map__lookup_elem(map, &zero, sizeof(zero), &s->exit,
+						 sizeof(s->exit), 0) || !s->exit.kind)
+			return -ENODATA;
 	s->exit.reason[sizeof(s->exit.reason) - 1] = '\0';
 	s->exit.msg[sizeof(s->exit.msg) - 1] = '\0';
-	if (!s->exit.kind)
-		return -ENODATA;
 	s->have_exit = true;
 	return 0;
 }
@@ -868,9 +892,10 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 		}
 		if (periodic && t >= next) {
 			next = t + interval;
+			scxpol_err_clear();
 			r = periodic(s, s->skel, ctx);
 			if (r)
-				return r < 0 ? r : -EINVAL;
+				return hook_failed(s, "periodic", r);
 		}
 	}
 	return 0;

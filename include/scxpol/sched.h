@@ -80,9 +80,11 @@ SCXPOL_API struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts
  * scxpol_sched_load - check that the kernel can run the policy (sched_ext
  * present, every ops callback known to the kernel), load it through the
  * verifier, then run the loaded hook. -EOPNOTSUPP: no sched_ext or a missing
- * callback; other errors come from libbpf or the hook. An error after the
- * verifier (pin permissions, the loaded hook) is final for this handle:
- * later loads and attaches return it again; close the handle and open anew.
+ * callback; other errors come from libbpf or the hook. After an error of
+ * the BPF load itself (a pin in the way, the verifier) a later load opens
+ * the object again and retries. An error after the verifier (pin
+ * permissions, the loaded hook) is final for this handle: later loads and
+ * attaches return it again; close the handle and open anew.
  */
 SCXPOL_API int scxpol_sched_load(struct scxpol_sched *s);
 

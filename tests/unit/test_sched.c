@@ -294,12 +294,51 @@ static struct scxpol_sched *open_fake(const struct scxpol_sched_opts *o, int wan
 	return s;
 }
 
+static int count_opens(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	(void)s;
+	(void)skel;
+	++*(int *)ctx;
+	return 0;
+}
+
 static int loaded_fails(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	(void)s;
 	(void)skel;
 	++*(int *)ctx;
 	return scxpol_err(EIO, "cannot publish the pools");
+}
+
+/*
+ * A refused BPF load (here: the host kernel has no sched_ext_ops) can be
+ * retried: libbpf takes an object's load once, so the retry opens the
+ * object again and fails the same way, not with libbpf's "load can't be
+ * attempted twice" (-EINVAL).
+ */
+static void test_failed_bpf_load_retried(void **state)
+{
+	int opens = 0;
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(minimal_bpf), .sysfs_root = root,
+		    .configure = count_opens, .ctx = &opens);
+	struct scxpol_sched *s;
+	char first[512];
+	int r;
+
+	(void)state;
+	write_file("/sys/kernel/sched_ext/state", "disabled\n");
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	r = scxpol_sched_load(s);
+	if (r == 0 || r == -EPERM) {
+		scxpol_sched_close(s);
+		skip(); /* a host kernel with sched_ext, or BPF not allowed */
+	}
+	snprintf(first, sizeof(first), "%s", scxpol_last_error());
+	assert_int_equal(scxpol_sched_load(s), r);
+	assert_string_equal(scxpol_last_error(), first);
+	assert_int_equal(opens, 2);
+	scxpol_sched_close(s);
 }
 
 /* A loaded hook that failed is not forgotten: later loads and attaches fail too. */
@@ -321,6 +360,33 @@ static void test_failed_loaded_hook_sticks(void **state)
 	assert_int_equal(scxpol_sched_attach(s), -EIO);
 	assert_string_equal(scxpol_last_error(), want);
 	assert_int_equal(calls, 1);
+	scxpol_sched_close(s);
+}
+
+static int loaded_silent(struct scxpol_sched *s, void *skel, void *ctx)
+{
+	(void)s;
+	(void)skel;
+	return *(int *)ctx;
+}
+
+/* A hook that fails without a message: the error names the hook. */
+static void test_silent_hook_named(void **state)
+{
+	int ret = -EBUSY;
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = &fake_minimal, .sysfs_root = root,
+		    .loaded = loaded_silent, .ctx = &ret);
+	struct scxpol_sched *s;
+
+	(void)state;
+	s = open_fake(&o, -EBUSY);
+	assert_string_equal(scxpol_last_error(), "minimal: the loaded hook failed: Device or "
+			    "resource busy (it set no message)");
+	scxpol_sched_close(s);
+	ret = 1; /* not an errno: EINVAL */
+	s = open_fake(&o, -EINVAL);
+	assert_string_equal(scxpol_last_error(), "minimal: the loaded hook failed: Invalid "
+			    "argument (it set no message)");
 	scxpol_sched_close(s);
 }
 
@@ -372,7 +438,9 @@ int main(void)
 		cmocka_unit_test(test_bad_ops_map_name),
 		cmocka_unit_test(test_exit_kind_names),
 		cmocka_unit_test(test_configure_error_propagates),
+		cmocka_unit_test(test_failed_bpf_load_retried),
 		cmocka_unit_test(test_failed_loaded_hook_sticks),
+		cmocka_unit_test(test_silent_hook_named),
 		cmocka_unit_test(test_attach_forgets_previous_exit),
 		cmocka_unit_test(test_pin_dir_mode),
 	};
