@@ -218,6 +218,43 @@ static unsigned int pin_mode(const struct scxpol_sched *s)
 }
 
 /* Point every map pinned BY_NAME at <pin_root>/<map name>. */
+/*
+ * The pin directory @dir and each directory above it are directories (not
+ * links), owned by root or by us, and writable by no one else unless
+ * sticky (as /tmp, or a bpffs mounted without mode=, 1777): else another
+ * user could put their maps, or a link to a file of ours, where the
+ * policy pins its maps and later changes their mode and group.
+ */
+static int check_pin_dir(const char *dir)
+{
+	char path[PATH_MAX], *slash;
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return scxpol_err(ENAMETOOLONG, "pin directory path too long: %s", dir);
+	for (;;) {
+		if (lstat(path[0] ? path : "/", &st))
+			return scxpol_err(errno, "pin directory %s: %s: %s", dir, path[0] ? path : "/",
+					  strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return scxpol_err(ENOTDIR, "pin directory %s: %s is not a directory (a "
+					  "symbolic link?)", dir, path);
+		if (st.st_uid && st.st_uid != geteuid())
+			return scxpol_err(EPERM, "pin directory %s: %s belongs to uid %u, not to "
+					  "root or this user: its owner could replace the pins",
+					  dir, path[0] ? path : "/", (unsigned int)st.st_uid);
+		if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+			return scxpol_err(EPERM, "pin directory %s: %s is writable by %s (mode "
+					  "%04o): they could replace the pins", dir,
+					  path[0] ? path : "/", (st.st_mode & 002) ? "everyone" :
+					  "its group", (unsigned int)(st.st_mode & 07777));
+		slash = strrchr(path, '/');
+		if (!slash || !path[0])
+			return 0;
+		*slash = '\0';
+	}
+}
+
 static int setup_pins(struct scxpol_sched *s)
 {
 	struct bpf_map *map;
@@ -462,6 +499,9 @@ int scxpol_sched_load(struct scxpol_sched *s)
 			if (r)
 				return scxpol_err(-r, "cannot create pin directory %s: %s",
 						  s->pin_root, strerror(-r));
+			r = check_pin_dir(s->pin_root);
+			if (r)
+				return r;
 			break;
 		}
 	}

@@ -53,6 +53,10 @@ struct scxpol_sched_opts {
 	/*
 	 * Directory for maps the BPF side declares with
 	 * __uint(pinning, LIBBPF_PIN_BY_NAME). NULL: /sys/fs/bpf/scxpol/<name>.
+	 * It and each directory above it must be a directory owned by root or
+	 * the loader's user, writable by no one else unless sticky (else the
+	 * load is -EPERM or -ENOTDIR, naming it): whoever can write there can
+	 * replace the pins.
 	 */
 	const char *pin_root;
 	/*

@@ -960,6 +960,76 @@ static void test_setup_respects_pins(void **state)
  * A pin of another build, whose flags or value size differ: libbpf would
  * not reuse it; say why, and how to start afresh.
  */
+/*
+ * The pin directory and those above it must be the policy's: a directory
+ * anyone may write to, a symbolic link, or another user's directory would
+ * let someone else put their maps (or a link to a file) where the policy
+ * pins its own and then changes their mode. Checked before the BPF load;
+ * the host kernel's lack of sched_ext is hidden by a fake sysfs.
+ */
+static void test_pin_dir_checked(void **state)
+{
+	char sys[64] = "/tmp/scxpol-hint-sysfs.XXXXXX", path[256], pins[256];
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(hintpol_bpf), .sysfs_root = sys,
+		    .pin_root = pins);
+	static const char *const levels[] = { "sys", "sys/kernel", "sys/kernel/sched_ext" };
+	struct scxpol_sched *s;
+	unsigned int i;
+	FILE *f;
+
+	(void)state;
+	if (!mounted)
+		skip();
+	assert_non_null(mkdtemp(sys));
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", sys, levels[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/sys/kernel/sched_ext/state", sys);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("disabled\n", f);
+	fclose(f);
+
+	snprintf(path, sizeof(path), "%s/open", mnt);
+	assert_int_equal(mkdir(path, 0777), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	snprintf(pins, sizeof(pins), "%s/open/p", mnt);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	expect_err(scxpol_sched_load(s), EPERM, "pin directory %s: %s is writable by everyone "
+		   "(mode 0777): they could replace the pins", pins, path);
+	scxpol_sched_close(s);
+
+	snprintf(path, sizeof(path), "%s/real", mnt);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(pins, sizeof(pins), "%s/link", mnt);
+	assert_int_equal(symlink(path, pins), 0);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	expect_err(scxpol_sched_load(s), ENOTDIR, "pin directory %s: %s is not a directory (a "
+		   "symbolic link?)", pins, pins);
+	scxpol_sched_close(s);
+
+	snprintf(path, sizeof(path), "%s/theirs", mnt);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chown(path, 4242, 4242), 0);
+	snprintf(pins, sizeof(pins), "%s/theirs/p", mnt);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	expect_err(scxpol_sched_load(s), EPERM, "pin directory %s: %s belongs to uid 4242, not to "
+		   "root or this user: its owner could replace the pins", pins, path);
+	scxpol_sched_close(s);
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/sched_ext/state", sys);
+	unlink(path);
+	for (i = 3; i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", sys, levels[i]);
+		rmdir(path);
+	}
+	rmdir(sys);
+}
+
 static void test_setup_checks_pinned_flags(void **state)
 {
 	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
@@ -1054,6 +1124,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pin_dir_checked, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
