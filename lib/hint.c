@@ -1203,11 +1203,21 @@ static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
 	return 0;
 }
 
+/* Note step result @r in *@first, with its message in @msg, unless an earlier step failed. */
+static void note_first(int *first, int r, char *msg, size_t len)
+{
+	if (r && !*first) {
+		*first = r;
+		snprintf(msg, len, "%s", scxpol_last_error());
+	}
+}
+
 int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
 {
 	SCXPOL_NONNULL(c, "hint client");
+	char msg[512] = "";
 	unsigned int n = 0;
-	int r;
+	int r = 0;
 
 	scxpol_err_clear();
 	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO) ||
@@ -1215,16 +1225,14 @@ int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
 		return scxpol_err(EOPNOTSUPP, "hint prune needs the initial PID and cgroup "
 				  "namespaces: from inside a container it would see other ids "
 				  "and remove live entries");
-	r = prune_cgroups(c, &n);
-	if (!r)
-		r = prune_tasks(c, M_TGID, &n);
-	if (!r)
-		r = prune_tasks(c, M_TID, &n);
-	if (!r)
-		r = prune_slots(c, &n);
+	/* each kind on its own: an unreadable cgroup tree leaves dead tasks to prune */
+	note_first(&r, prune_cgroups(c, &n), msg, sizeof(msg));
+	note_first(&r, prune_tasks(c, M_TGID, &n), msg, sizeof(msg));
+	note_first(&r, prune_tasks(c, M_TID, &n), msg, sizeof(msg));
+	note_first(&r, prune_slots(c, &n), msg, sizeof(msg));
 	if (n)
 		bump_gen(c->meta);
 	if (removed)
 		*removed = n;
-	return r;
+	return r ? scxpol_err_quiet(-r, "%s", msg) : 0;
 }

@@ -167,7 +167,9 @@ SCXPOL_API int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid);
  * cgroup2 tree, tgid and tid hints of gone processes and threads, and
  * thread registrations of gone threads. *@removed (may be NULL) gets the
  * number of entries removed. -EOPNOTSUPP when the caller is not in the
- * initial PID and cgroup namespaces (it would see other ids).
+ * initial PID and cgroup namespaces (it would see other ids). A kind that
+ * cannot be checked (the cgroup tree unreadable) does not stop the others:
+ * the first such error is returned, *@removed counts what the rest removed.
  */
 SCXPOL_API int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed);
 

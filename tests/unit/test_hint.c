@@ -815,6 +815,64 @@ static void *register_and_exit(void *arg)
 	return scxpol_hint_thread_register(c);
 }
 
+/*
+ * Prune with no cgroup2 tree to read (a child's mount namespace without
+ * it): the cgroup hints cannot be checked, an error says why, and the dead
+ * process's hint is removed all the same.
+ */
+static int prune_no_cgroup_tree(struct scxpol_hint_client *c, const char *cg2)
+{
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	unsigned int removed = 99;
+	pid_t dead;
+
+	if (unshare(CLONE_NEWNS) || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    umount2(cg2, MNT_DETACH))
+		return 77;
+	if (scxpol_hint_set_cgroup_id(c, 77, &h))
+		return 10;
+	dead = fork();
+	if (!dead) {
+		pause();
+		_exit(0);
+	}
+	if (scxpol_hint_set_tgid(c, dead, &h))
+		return 11;
+	kill(dead, SIGKILL);
+	waitpid(dead, NULL, 0);
+	if (scxpol_hint_prune(c, &removed) != -ENOENT || removed != 1)
+		return 12;
+	if (strcmp(scxpol_last_error(), "no cgroup2 file system mounted at its root (see "
+		   "/proc/self/mountinfo): cannot tell which cgroups exist")) {
+		fprintf(stderr, "prune: '%s'\n", scxpol_last_error());
+		return 13;
+	}
+	return scxpol_hint_clear_cgroup_id(c, 77) ? 14 : 0;
+}
+
+static void test_prune_without_cgroup_tree(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	char cg2[512];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	cgroup2_mount(cg2, sizeof(cg2));
+	if (!cg2[0])
+		skip();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(prune_no_cgroup_tree(c, cg2));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+	scxpol_hint_client_close(c);
+}
+
 static void test_prune(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
@@ -1121,6 +1179,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_slot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune_without_cgroup_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
