@@ -957,7 +957,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	max_restarts = OPTS_GET(ro, max_restarts, 0);
 	if (pipe2(s->wake_fd, O_CLOEXEC | O_NONBLOCK))
 		return scxpol_err(errno, "pipe: %s", strerror(errno));
-	s->stop = 0;
+	/* s->stop is not cleared here: a stop asked as the run starts must not be lost */
 	atomic_store(&s->stop_sig, 0);
 	atomic_store(&s->stop_pid, 0);
 	running = s;
@@ -973,7 +973,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	sigaddset(&stop_sigs, SIGTERM);
 	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, &old_mask);
 
-	for (;;) {
+	while (!s->stop) {
 		struct scxpol_exit_info ei;
 
 		r = scxpol_sched_attach(s);
@@ -1026,6 +1026,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	close(s->wake_fd[0]);
 	close(s->wake_fd[1]);
 	s->wake_fd[0] = s->wake_fd[1] = -1;
+	s->stop = 0; /* spent: a later run runs */
 	return r;
 }
 

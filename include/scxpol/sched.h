@@ -173,7 +173,11 @@ struct scxpol_run_opts {
  */
 SCXPOL_API int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *opts);
 
-/* Ask a running scxpol_sched_run() to stop (async-signal-safe). */
+/*
+ * Ask a running scxpol_sched_run() to stop (async-signal-safe). One asked
+ * before the run starts (by another thread, as it starts) ends that run
+ * before it attaches, returning 0.
+ */
 SCXPOL_API void scxpol_sched_stop(struct scxpol_sched *s);
 
 struct scxpol_prog_stat {

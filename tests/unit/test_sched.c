@@ -416,6 +416,25 @@ static void test_attach_forgets_previous_exit(void **state)
 	scxpol_sched_close(s);
 }
 
+/*
+ * A stop asked before the run starts ends that run before its attach (on
+ * the host an attach fails: a run that tried would return its error); the
+ * stop is spent, and the next run attaches.
+ */
+static void test_stop_before_run(void **state)
+{
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = &fake_minimal, .sysfs_root = root);
+	struct scxpol_sched *s;
+
+	(void)state;
+	s = open_fake(&o, 0);
+	scxpol_sched_stop(s);
+	assert_int_equal(scxpol_sched_run(s, NULL), 0);
+	assert_true(scxpol_sched_run(s, NULL) < 0);
+	assert_non_null(strstr(scxpol_last_error(), "minimal: cannot attach struct_ops 'minimal_ops'"));
+	scxpol_sched_close(s);
+}
+
 /* Pin directories: a group given the maps may reach them, not unlink or replace them. */
 static void test_pin_dir_mode(void **state)
 {
@@ -441,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_failed_bpf_load_retried),
 		cmocka_unit_test(test_failed_loaded_hook_sticks),
 		cmocka_unit_test(test_silent_hook_named),
+		cmocka_unit_test(test_stop_before_run),
 		cmocka_unit_test(test_attach_forgets_previous_exit),
 		cmocka_unit_test(test_pin_dir_mode),
 	};
