@@ -425,7 +425,16 @@ struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 		return scxpol_err_ptr(ENOMEM, "out of memory");
 	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
 	s->opts.sz = sizeof(s->opts);
-	s->wake_fd[0] = s->wake_fd[1] = -1;
+	/*
+	 * The handle's for its life, not a run's: a signal handler on another
+	 * thread that saw the run still going may write to it after the run
+	 * ended, which must not reach an fd number reused since.
+	 */
+	if (pipe2(s->wake_fd, O_CLOEXEC | O_NONBLOCK)) {
+		r = errno;
+		free(s);
+		return scxpol_err_ptr(r, "pipe: %s", strerror(r));
+	}
 	pthread_mutex_init(&s->obj_lock, NULL);
 	pthread_mutex_init(&s->match_cgroups.lock, NULL);
 	if (s->opts.sysfs_root)
@@ -737,6 +746,8 @@ void scxpol_sched_close(struct scxpol_sched *s)
 		free(s->ext[i].data);
 	scxpol_match_cgroups_free(&s->match_cgroups);
 	pthread_mutex_destroy(&s->obj_lock);
+	close(s->wake_fd[0]);
+	close(s->wake_fd[1]);
 	free(s);
 }
 
@@ -881,7 +892,7 @@ void scxpol_sched_stop(struct scxpol_sched *s)
 	if (!s)
 		return;
 	s->stop = 1;
-	if (s->wake_fd[1] >= 0 && write(s->wake_fd[1], &c, 1) < 0) {
+	if (write(s->wake_fd[1], &c, 1) < 0) {
 		/* the pipe is full: the loop wakes anyway */
 	}
 	errno = saved;
@@ -955,8 +966,6 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	if (!OPTS_VALID(ro, scxpol_run_opts))
 		return -EINVAL;
 	max_restarts = OPTS_GET(ro, max_restarts, 0);
-	if (pipe2(s->wake_fd, O_CLOEXEC | O_NONBLOCK))
-		return scxpol_err(errno, "pipe: %s", strerror(errno));
 	/* s->stop is not cleared here: a stop asked as the run starts must not be lost */
 	atomic_store(&s->stop_sig, 0);
 	atomic_store(&s->stop_pid, 0);
@@ -1023,9 +1032,6 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	running = NULL;
-	close(s->wake_fd[0]);
-	close(s->wake_fd[1]);
-	s->wake_fd[0] = s->wake_fd[1] = -1;
 	s->stop = 0; /* spent: a later run runs */
 	return r;
 }
