@@ -32,7 +32,11 @@ struct bpf_object_open_opts;
 struct scxpol_sched;
 struct scxpol_skel; /* <scxpol/skel.h> */
 
-/* A policy hook. @skel is the current skeleton (a new one after restart). */
+/*
+ * A policy hook. @skel is the current skeleton (a new one after a restart
+ * or a refused BPF load): set rodata in the configure hook, which runs at
+ * every open.
+ */
 typedef int (*scxpol_sched_hook)(struct scxpol_sched *s, void *skel, void *ctx);
 
 struct scxpol_sched_opts {
@@ -108,7 +112,10 @@ SCXPOL_API int scxpol_sched_detach(struct scxpol_sched *s);
 /* scxpol_sched_close - detach if needed and free everything. NULL is a no-op. */
 SCXPOL_API void scxpol_sched_close(struct scxpol_sched *s);
 
-/* The current skeleton (changes after a restart) and its BPF object. */
+/*
+ * The current skeleton and its BPF object: another after a restart; NULL
+ * after a refused BPF load, until the next load opens the object again.
+ */
 SCXPOL_API void *scxpol_sched_skel(const struct scxpol_sched *s);
 SCXPOL_API struct bpf_object *scxpol_sched_object(const struct scxpol_sched *s);
 

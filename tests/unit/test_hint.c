@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -1015,10 +1016,6 @@ static void test_setup_respects_pins(void **state)
 }
 
 /*
- * A pin of another build, whose flags or value size differ: libbpf would
- * not reuse it; say why, and how to start afresh.
- */
-/*
  * The pin directory and those above it must be the policy's: a directory
  * anyone may write to, a symbolic link, or another user's directory would
  * let someone else put their maps (or a link to a file) where the policy
@@ -1033,6 +1030,7 @@ static void test_pin_dir_checked(void **state)
 	static const char *const levels[] = { "sys", "sys/kernel", "sys/kernel/sched_ext" };
 	struct scxpol_sched *s;
 	unsigned int i;
+	int cwd;
 	FILE *f;
 
 	(void)state;
@@ -1069,6 +1067,30 @@ static void test_pin_dir_checked(void **state)
 		   "symbolic link?)", pins, pins);
 	scxpol_sched_close(s);
 
+	/* sticky is no shelter for the pin directory itself: anyone may pin there first */
+	snprintf(pins, sizeof(pins), "%s/sticky", mnt);
+	assert_int_equal(mkdir(pins, 0700), 0);
+	assert_int_equal(chmod(pins, 01777), 0);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	expect_err(scxpol_sched_load(s), EPERM, "pin directory %s: %s is writable by everyone "
+		   "(mode 1777): they could replace the pins", pins, pins);
+	scxpol_sched_close(s);
+
+	/* a relative path: checked from the root down, as its absolute path */
+	cwd = open(".", O_RDONLY | O_DIRECTORY);
+	assert_true(cwd >= 0);
+	assert_int_equal(chdir(mnt), 0);
+	snprintf(pins, sizeof(pins), "open/q");
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	snprintf(path, sizeof(path), "%s/open", mnt);
+	expect_err(scxpol_sched_load(s), EPERM, "pin directory open/q: %s is writable by everyone "
+		   "(mode 0777): they could replace the pins", path);
+	scxpol_sched_close(s);
+	assert_int_equal(fchdir(cwd), 0);
+	close(cwd);
+
 	snprintf(path, sizeof(path), "%s/theirs", mnt);
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(chown(path, 4242, 4242), 0);
@@ -1088,6 +1110,10 @@ static void test_pin_dir_checked(void **state)
 	rmdir(sys);
 }
 
+/*
+ * A pin of another build, whose flags or value size differ: libbpf would
+ * not reuse it; say why, and how to start afresh.
+ */
 static void test_setup_checks_pinned_flags(void **state)
 {
 	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
