@@ -622,7 +622,6 @@ static bool task_alive(pid_t tid)
 	return !kill(tid, 0) || errno == EPERM;
 }
 
-/* @what for @id of map @m, after checking that the task exists. */
 static bool in_init_ns(const char *ns, unsigned int ino)
 {
 	struct stat st;
@@ -630,16 +629,21 @@ static bool in_init_ns(const char *ns, unsigned int ino)
 	return !stat(ns, &st) && st.st_ino == ino;
 }
 
+/* @what for @id of map @m, after checking that the task exists. */
 static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 {
 	const char *kind = m == M_TGID ? "tgid" : "tid";
+	struct stat st;
 	pid_t tgid;
 
 	snprintf(what, len, "%s %d", kind, (int)id);
 	if (id <= 0)
 		return scxpol_err(EINVAL, "%s: not a %s", what, m == M_TGID ? "process id" : "thread id");
 	/* in a container the same number is another task of the host's */
-	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO))
+	if (stat("/proc/self/ns/pid", &st))
+		return scxpol_err(errno, "%s: cannot tell this process's PID namespace "
+				  "(/proc/self/ns/pid: %s)", what, strerror(errno));
+	if (st.st_ino != PROC_PID_INIT_INO)
 		return scxpol_err(EOPNOTSUPP, "%s: task hints need the initial PID namespace (the "
 				  "policy sees ids of that namespace, this process is in another)",
 				  what);

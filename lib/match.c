@@ -216,6 +216,7 @@ int scxpol_match_refresh(struct scxpol_sched *s)
 					   scxpol_sched_name(s), c->path, scxpol_last_error());
 			c->gone = true;
 			r = 0;
+			scxpol_err_clear(); /* no error of the refresh's */
 			continue;
 		}
 		if (id == c->id) {

@@ -1231,7 +1231,7 @@ static void test_body_poll_waits_for_its_event(void **state)
 	spin_stop = 1;
 	pthread_join(th, NULL);
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
-	print_message("poll body of 50 ms next to a spinner: %.1f ms wall, %.1f ms CPU\n",
+	print_message("# poll body of 50 ms next to a spinner: %.1f ms wall, %.1f ms CPU\n",
 		      (double)(rep.end_ns - rep.start_ns) / 1e6, (double)cpu / 1e6);
 	assert_true(rep.end_ns - rep.start_ns >= 50000000ULL);
 	/*

@@ -215,9 +215,10 @@ cpus_meet() {
 }
 
 # cgroup_at_exit DIR...: remove cgroups DIR (with what is below them) when
-# the test exits, failed or not, killing what still runs there, so no later
-# test of the boot finds them; a test that removes them itself (to check
-# what follows) still may
+# the test exits, failed or not, killing what still runs there and
+# unmounting what is mounted below them, so no later test of the boot
+# finds them; a test that removes them itself (to check what follows)
+# still may
 CGROUPS_AT_EXIT=()
 cgroup_at_exit() {
 	CGROUPS_AT_EXIT+=("$@")
@@ -227,6 +228,9 @@ cleanup_cgroups() {
 	local d i
 	for d in "${CGROUPS_AT_EXIT[@]}"; do
 		[ -d "$d" ] || continue
+		# a file system a failed test left mounted below (ads/classify's tmpfs)
+		awk -v d="$d/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts |
+			xargs -r umount -l
 		echo 1 >"$d/cgroup.kill" 2>/dev/null
 		# killed tasks leave their cgroups a moment later
 		for ((i = 0; i < 50; i++)); do
