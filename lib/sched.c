@@ -1015,9 +1015,12 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	sigaddset(&stop_sigs, SIGTERM);
 	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, &old_mask);
 
-	while (!s->stop) {
+	for (;;) {
 		struct scxpol_exit_info ei;
 
+		/* stopped before an attach: none just to detach (the caller's is undone below) */
+		if (s->stop && !s->ops_link)
+			break;
 		r = scxpol_sched_attach(s);
 		if (r)
 			break;

@@ -182,8 +182,9 @@ SCXPOL_API int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_
 
 /*
  * Ask a running scxpol_sched_run() to stop (async-signal-safe). One asked
- * before the run starts (by another thread, as it starts) ends that run
- * before it attaches, returning 0.
+ * before the run starts (by another thread, as it starts) ends that run at
+ * once, returning 0: it does not attach, or detaches in order what the
+ * caller attached.
  */
 SCXPOL_API void scxpol_sched_stop(struct scxpol_sched *s);
 
