@@ -941,6 +941,22 @@ static bool one_stats_stop(struct one_stats *o)
 	return o->served;
 }
 
+/* Open the sink on @pins against a server of the @n domains @cpus: it must fail; its errno. */
+static int sink_refused(const char *pins, struct scxpol_cpuset *const *want, unsigned int n,
+			const char *const *cpus)
+{
+	struct one_stats srv;
+	int e;
+
+	one_stats_start(&srv, n, cpus);
+	errno = 0;
+	assert_null(faas_sink_hint_open("t", pins, srv.path, HINT_PINS_NR_POOLS, want, err,
+					sizeof(err)));
+	e = errno;
+	assert_true(one_stats_stop(&srv));
+	return e;
+}
+
 /* The pinned sink needs the policy's pinned hint maps; it says which are missing. */
 static void test_sink_hint_open_fails(void **state)
 {
@@ -976,7 +992,6 @@ static void test_sink_hint_domains(void **state)
 	struct one_stats srv;
 	char mnt[300], pins[400], root[1100], want[600], sock[300];
 	unsigned int i;
-	int e;
 
 	(void)state;
 	for (i = 0; i < 8; i++)
@@ -1004,24 +1019,14 @@ static void test_sink_hint_domains(void **state)
 		 "socket %s (--policy-socket): ", sock);
 	assert_int_equal(strncmp(err, want, strlen(want)), 0);
 	/* the policy's stats report another number of domains than its hint maps */
-	one_stats_start(&srv, 3, (const char *const[]){ "0-1", "2-3", "4-7" });
-	errno = 0;
-	assert_null(faas_sink_hint_open("t", pins, srv.path, HINT_PINS_NR_POOLS, cpus, err,
-					sizeof(err)));
-	e = errno;
-	assert_true(one_stats_stop(&srv));
-	assert_int_equal(e, EINVAL);
+	assert_int_equal(sink_refused(pins, cpus, 3, (const char *const[]){ "0-1", "2-3", "4-7" }),
+			 EINVAL);
 	snprintf(want, sizeof(want), "sink 'pinned': policy t reports 3 domains, the replay has "
 		 "%d", HINT_PINS_NR_POOLS);
 	assert_string_equal(err, want);
 	/* the policy's domain 1 is CPUs 4-6, the replay's 4-7 */
-	one_stats_start(&srv, 2, (const char *const[]){ "0-3", "4-6" });
-	errno = 0;
-	assert_null(faas_sink_hint_open("t", pins, srv.path, HINT_PINS_NR_POOLS, cpus, err,
-					sizeof(err)));
-	e = errno;
-	assert_true(one_stats_stop(&srv));
-	assert_int_equal(e, EINVAL);
+	assert_int_equal(sink_refused(pins, cpus, 2, (const char *const[]){ "0-3", "4-6" }),
+			 EINVAL);
 	assert_string_equal(err, "sink 'pinned': policy t's domain 1 (d1) is CPUs 4-6, the "
 				 "replay's is 4-7: domain d must be the same CPUs on both sides "
 				 "(the replay's --domains or --plan)");

@@ -1026,13 +1026,21 @@ static void test_setup_respects_pins(void **state)
  * pins its own and then changes their mode. Checked before the BPF load;
  * the host kernel's lack of sched_ext is hidden by a fake sysfs.
  */
+/* Open @o, expect its load to fail with @err and the message, close. */
+#define expect_load_refused(o, err, ...)                                  \
+	do {                                                              \
+		struct scxpol_sched *s_ = scxpol_sched_open(o);           \
+		assert_non_null(s_);                                      \
+		expect_err(scxpol_sched_load(s_), err, __VA_ARGS__);      \
+		scxpol_sched_close(s_);                                   \
+	} while (0)
+
 static void test_pin_dir_checked(void **state)
 {
 	char sys[64] = "/tmp/scxpol-hint-sysfs.XXXXXX", path[256], pins[256];
 	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(hintpol_bpf), .sysfs_root = sys,
 		    .pin_root = pins);
 	static const char *const levels[] = { "sys", "sys/kernel", "sys/kernel/sched_ext" };
-	struct scxpol_sched *s;
 	unsigned int i;
 	int cwd;
 	FILE *f;
@@ -1055,43 +1063,31 @@ static void test_pin_dir_checked(void **state)
 	assert_int_equal(mkdir(path, 0777), 0);
 	assert_int_equal(chmod(path, 0777), 0);
 	snprintf(pins, sizeof(pins), "%s/open/p", mnt);
-	s = scxpol_sched_open(&o);
-	assert_non_null(s);
-	expect_err(scxpol_sched_load(s), EPERM, "pin directory %s: %s is writable by everyone "
-		   "(mode 0777): they could replace the pins", pins, path);
-	scxpol_sched_close(s);
+	expect_load_refused(&o, EPERM, "pin directory %s: %s is writable by everyone "
+			    "(mode 0777): they could replace the pins", pins, path);
 
 	snprintf(path, sizeof(path), "%s/real", mnt);
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(pins, sizeof(pins), "%s/link", mnt);
 	assert_int_equal(symlink(path, pins), 0);
-	s = scxpol_sched_open(&o);
-	assert_non_null(s);
-	expect_err(scxpol_sched_load(s), ENOTDIR, "pin directory %s: %s is not a directory (a "
-		   "symbolic link?)", pins, pins);
-	scxpol_sched_close(s);
+	expect_load_refused(&o, ENOTDIR, "pin directory %s: %s is not a directory (a "
+			    "symbolic link?)", pins, pins);
 
 	/* sticky is no shelter for the pin directory itself: anyone may pin there first */
 	snprintf(pins, sizeof(pins), "%s/sticky", mnt);
 	assert_int_equal(mkdir(pins, 0700), 0);
 	assert_int_equal(chmod(pins, 01777), 0);
-	s = scxpol_sched_open(&o);
-	assert_non_null(s);
-	expect_err(scxpol_sched_load(s), EPERM, "pin directory %s: %s is writable by everyone "
-		   "(mode 1777): they could replace the pins", pins, pins);
-	scxpol_sched_close(s);
+	expect_load_refused(&o, EPERM, "pin directory %s: %s is writable by everyone "
+			    "(mode 1777): they could replace the pins", pins, pins);
 
 	/* a relative path: checked from the root down, as its absolute path */
 	cwd = open(".", O_RDONLY | O_DIRECTORY);
 	assert_true(cwd >= 0);
 	assert_int_equal(chdir(mnt), 0);
 	snprintf(pins, sizeof(pins), "open/q");
-	s = scxpol_sched_open(&o);
-	assert_non_null(s);
 	snprintf(path, sizeof(path), "%s/open", mnt);
-	expect_err(scxpol_sched_load(s), EPERM, "pin directory open/q: %s is writable by everyone "
-		   "(mode 0777): they could replace the pins", path);
-	scxpol_sched_close(s);
+	expect_load_refused(&o, EPERM, "pin directory open/q: %s is writable by everyone "
+			    "(mode 0777): they could replace the pins", path);
 	assert_int_equal(fchdir(cwd), 0);
 	close(cwd);
 
@@ -1099,11 +1095,8 @@ static void test_pin_dir_checked(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(chown(path, 4242, 4242), 0);
 	snprintf(pins, sizeof(pins), "%s/theirs/p", mnt);
-	s = scxpol_sched_open(&o);
-	assert_non_null(s);
-	expect_err(scxpol_sched_load(s), EPERM, "pin directory %s: %s belongs to uid 4242, not to "
-		   "root or this user: its owner could replace the pins", pins, path);
-	scxpol_sched_close(s);
+	expect_load_refused(&o, EPERM, "pin directory %s: %s belongs to uid 4242, not to "
+			    "root or this user: its owner could replace the pins", pins, path);
 
 	snprintf(path, sizeof(path), "%s/sys/kernel/sched_ext/state", sys);
 	unlink(path);
