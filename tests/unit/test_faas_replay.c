@@ -894,11 +894,17 @@ static void *one_stats_serve(void *arg)
 {
 	struct one_stats *o = arg;
 	char buf[4096];
+	size_t off = 0;
+	ssize_t got = 0;
 	int c = accept(o->fd, NULL, NULL);
 
 	if (c < 0)
 		return NULL;
-	if (recv(c, buf, sizeof(buf), 0) > 0)
+	/* the whole line: the client may send its newline apart, and a close before it is EPIPE */
+	while (off < sizeof(buf) && !memchr(buf, '\n', off) &&
+	       (got = recv(c, buf + off, sizeof(buf) - off, 0)) > 0)
+		off += (size_t)got;
+	if (memchr(buf, '\n', off))
 		o->served = send(c, o->resp, strlen(o->resp), MSG_NOSIGNAL) > 0;
 	close(c);
 	return NULL;
