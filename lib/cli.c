@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,6 +31,7 @@ enum {
 	OPT_LOAD_ONLY,
 	OPT_PIN_GROUP,
 	OPT_STATS_SOCKET,
+	OPT_MAX_RESTARTS,
 };
 
 /* The common options: all of them, those a program does not offer refused by common_option(). */
@@ -38,6 +40,7 @@ static const struct option common_opts[] = {
 	{ "load-only", no_argument, NULL, OPT_LOAD_ONLY },
 	{ "pin-group", required_argument, NULL, OPT_PIN_GROUP },
 	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
+	{ "max-restarts", required_argument, NULL, OPT_MAX_RESTARTS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 };
@@ -230,6 +233,8 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 	if (flags & SCXPOL_CLI_LOAD) {
 		usage_line(f, "--load-only", "load through the verifier, then exit");
 		usage_line(f, "--verifier-stats", "print each program's verified instructions");
+		usage_line(f, "--max-restarts N", "give up after N restarts the kernel asks for\n"
+			   "                       (CPU hotplug); 0: none (default: no limit)");
 	}
 	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
 	usage_line(f, "-h, --help", "this text");
@@ -259,6 +264,7 @@ static unsigned int needs(int opt)
 	switch (opt) {
 	case OPT_VERIFIER_STATS:
 	case OPT_LOAD_ONLY:
+	case OPT_MAX_RESTARTS:
 		return SCXPOL_CLI_LOAD;
 	case OPT_PIN_GROUP:
 		return SCXPOL_CLI_PIN_GROUP;
@@ -283,9 +289,12 @@ static int refuse(const struct scxpol_cli *c, int opt)
 /* The common option @opt: SCXPOL_CLI_CONTINUE or the exit status. */
 static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 {
+	unsigned long long n;
 	int gid;
 
-	if ((c->flags & needs(opt)) != needs(opt))
+	/* a program built before --max-restarts has no room for it */
+	if ((c->flags & needs(opt)) != needs(opt) ||
+	    (opt == OPT_MAX_RESTARTS && !OPTS_HAS(c, max_restarts)))
 		return refuse(c, opt);
 	switch (opt) {
 	case 'v':
@@ -316,6 +325,12 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_STATS_SOCKET:
 		c->stats_socket = arg;
+		return SCXPOL_CLI_CONTINUE;
+	case OPT_MAX_RESTARTS:
+		if (scxpol_cli_parse_uint("--max-restarts", arg, 0, UINT_MAX, &n))
+			return scxpol_cli_usage_error(c);
+		c->max_restarts = (unsigned int)n;
+		c->no_restart = !n;
 		return SCXPOL_CLI_CONTINUE;
 	}
 	/* '?': getopt_long() has said what is wrong */
@@ -440,6 +455,7 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		    .stats = OPTS_GET(c, stats, NULL));
 	struct scxpol_stats_server *srv = NULL;
 	const char *name = scxpol_sched_name(s);
+	struct scxpol_exit_info ei;
 	sigset_t stop_sigs, old_mask;
 	int r;
 
@@ -463,6 +479,11 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 			srv ? "; stats on " : "", srv ? scxpol_stats_server_path(srv) : "");
 		fflush(out);
 		r = scxpol_sched_run(s, ro);
+		/* not restarted: an error, as for a restart over a limit of 1 or more */
+		if (!r && OPTS_GET(c, no_restart, false) && !scxpol_sched_exit_info(s, &ei) &&
+		    ei.restart)
+			r = scxpol_err(ELOOP, "%s: kernel asked for a restart, and --max-restarts is "
+				       "0: %s", name, ei.msg);
 		if (scxpol_sched_restarts(s))
 			fprintf(out, "%s: restarts %u\n", name, scxpol_sched_restarts(s));
 		scxpol_sched_print_exit(s, out);
@@ -473,9 +494,25 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 	return r;
 }
 
+/* The program's run options @ro, with --max-restarts's limit when it was given. */
+static void run_opts_of(const struct scxpol_cli *c, const struct scxpol_run_opts *ro,
+			struct scxpol_run_opts *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* a larger @ro passed OPTS_VALID(): what this library does not know is zero */
+	if (ro)
+		memcpy(out, ro, ro->sz < sizeof(*out) ? ro->sz : sizeof(*out));
+	out->sz = sizeof(*out);
+	if (OPTS_GET(c, no_restart, false) || OPTS_GET(c, max_restarts, 0)) {
+		out->no_restart = c->no_restart;
+		out->max_restarts = c->max_restarts;
+	}
+}
+
 int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		   const struct scxpol_run_opts *ro)
 {
+	struct scxpol_run_opts run;
 	FILE *out = out_of(c);
 	int r;
 
@@ -492,8 +529,10 @@ int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		r = scxpol_sched_print_prog_stats(s, out);
 		fflush(out);
 	}
-	if (!r && !OPTS_GET(c, load_only, false))
-		r = attach_and_run(s, c, ro, out);
+	if (!r && !OPTS_GET(c, load_only, false)) {
+		run_opts_of(c, ro, &run);
+		r = attach_and_run(s, c, &run, out);
+	}
 	if (!r)
 		return 0;
 	fflush(out);

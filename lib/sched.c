@@ -939,6 +939,48 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Sleep up to @ms, woken early by a stop request (scxpol_sched_stop()'s byte). */
+static void wait_wake(struct scxpol_sched *s, int ms)
+{
+	struct pollfd pfd = { .fd = s->wake_fd[0], .events = POLLIN };
+	char buf[16];
+
+	if (poll(&pfd, 1, ms) > 0 && read(s->wake_fd[0], buf, sizeof(buf)) < 0) {
+		/* nothing to drain */
+	}
+}
+
+/*
+ * A restart asked less than RESTART_QUICK_MS after the attach waits before
+ * the reload, RESTART_DELAY_MS doubled for each such restart in a row up to
+ * RESTART_DELAY_MAX_MS: a policy that asks again at once (from its init, or
+ * in a burst of hotplug events) would run the verifier in a tight loop.
+ */
+#define RESTART_QUICK_MS 2000
+#define RESTART_DELAY_MS 100
+#define RESTART_DELAY_MAX_MS 5000
+
+/* The wait before the @quick-th quick restart in a row (0: none). */
+static unsigned int restart_delay(unsigned int quick)
+{
+	if (!quick)
+		return 0;
+	if (quick > 16)
+		return RESTART_DELAY_MAX_MS;
+	return RESTART_DELAY_MS << (quick - 1) < RESTART_DELAY_MAX_MS
+		       ? RESTART_DELAY_MS << (quick - 1) : RESTART_DELAY_MAX_MS;
+}
+
+/* Wait @ms unless a stop is asked; whether one was. */
+static bool backoff(struct scxpol_sched *s, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms, t;
+
+	while (!s->stop && (t = now_ms()) < end)
+		wait_wake(s, (int)(end - t));
+	return s->stop;
+}
+
 /*
  * Wait until a stop request or the scheduler's exit; let cgroup rules
  * follow their directories every second, run the periodic hook every
@@ -954,17 +996,10 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 	int poll_ms = interval < 100 ? (int)interval : 100;
 
 	while (!s->stop) {
-		struct pollfd pfd = { .fd = s->wake_fd[0], .events = POLLIN };
 		uint64_t t;
 		int r;
 
-		if (poll(&pfd, 1, poll_ms) > 0) {
-			char buf[16];
-
-			if (read(s->wake_fd[0], buf, sizeof(buf)) < 0) {
-				/* nothing to drain */
-			}
-		}
+		wait_wake(s, poll_ms);
 		if (s->stop || scxpol_sched_exited(s))
 			break;
 		t = now_ms();
@@ -991,7 +1026,8 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	struct sigaction old_int, old_term;
 	sigset_t stop_sigs, old_mask;
-	unsigned int max_restarts;
+	unsigned int max_restarts, quick = 0, delay;
+	uint64_t attached_at;
 	bool logged = false;
 	int r = 0;
 
@@ -1024,6 +1060,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		r = scxpol_sched_attach(s);
 		if (r)
 			break;
+		attached_at = now_ms();
 		r = wait_attached(s, ro);
 		if (!logged && atomic_load(&s->stop_sig)) {
 			log_stop_signal(s);
@@ -1046,8 +1083,18 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 				break;
 			}
 			s->restarts++;
-			scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u): %s", s->name,
-				   s->restarts, ei.msg);
+			quick = now_ms() - attached_at < RESTART_QUICK_MS ? quick + 1 : 0;
+			delay = restart_delay(quick);
+			if (delay)
+				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u) in %u ms (quick "
+					   "restart %u in a row: asked within %u ms of the attach): %s",
+					   s->name, s->restarts, delay, quick, RESTART_QUICK_MS, ei.msg);
+			else
+				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u): %s", s->name,
+					   s->restarts, ei.msg);
+			/* a stop during the wait: nothing to reload */
+			if (delay && backoff(s, delay))
+				break;
 			close_object(s);
 			r = open_object(s);
 			/* a stop during the open: no attach just to detach */

@@ -117,7 +117,7 @@ SCXPOL_API int scxpol_cli_parse_group(const char *opt, const char *arg, int *gid
 
 /* What a program offers besides -v and -h (struct scxpol_cli.flags). */
 enum scxpol_cli_flags {
-	/* --verifier-stats and --load-only: the program loads a policy */
+	/* --verifier-stats, --load-only, --max-restarts: the program loads a policy */
 	SCXPOL_CLI_LOAD = 1 << 0,
 	/* --pin-group: the policy pins maps (hints) others may write */
 	SCXPOL_CLI_PIN_GROUP = 1 << 1,
@@ -186,8 +186,15 @@ struct scxpol_cli {
 	/* Called with each of its options, in command line order. */
 	scxpol_cli_option_fn option;
 	void *ctx;	/* the program's, for @option */
+	/* ---- set by scxpol_cli_parse() (here, at the end, for the ABI) ---- */
+	/*
+	 * --max-restarts N: scxpol_cli_run() gives scxpol_sched_run() N as
+	 * max_restarts, or no_restart for N = 0.
+	 */
+	bool no_restart;
+	unsigned int max_restarts;
 };
-#define scxpol_cli__last_field ctx
+#define scxpol_cli__last_field max_restarts
 
 /* "Go on": any other return of the functions below is an exit status. */
 #define SCXPOL_CLI_CONTINUE (-1)
@@ -246,7 +253,8 @@ SCXPOL_API int scxpol_cli_finish(const char *prog, FILE *out, int status);
  * scxpol_stats map; at --stats-socket, with --pin-group's group and mode,
  * counters named by @c's stats), attach, print "<policy>: attached[; stats
  * on <path>]; SIGINT or SIGTERM detaches", run with @ro
- * (scxpol_sched_run()), stop the server, print "<policy>: restarts <n>"
+ * (scxpol_sched_run(); --max-restarts replaces @ro's max_restarts and
+ * no_restart), stop the server, print "<policy>: restarts <n>"
  * if there were any and the exit line (scxpol_sched_print_exit()).
  * Returns the exit status: 0, or 1 after printing "error: <message>" to
  * @c's err. @s may be NULL: then the failure of the scxpol_sched_open()

@@ -168,7 +168,10 @@ struct scxpol_run_opts {
  * scxpol_sched_run - load and attach if needed, then wait for SIGINT,
  * SIGTERM or the scheduler's exit, calling scxpol_match_refresh() every
  * second and the periodic hook every interval; detach; restart
- * when the kernel asks. Returns 0 after a signal or an orderly unregister,
+ * when the kernel asks. A restart asked within 2 s of its attach waits
+ * 100 ms before the reload, doubled for each such restart in a row up to
+ * 5 s (a stop ends the wait), so that a policy asking again at once does
+ * not run the verifier in a loop. Returns 0 after a signal or an orderly unregister,
  * -ECANCELED when the scheduler stopped on an error (exit info says why),
  * or a negative errno from load/attach/hooks. Signal handlers for SIGINT and
  * SIGTERM are installed, and the two unblocked, for the duration of the

@@ -3,7 +3,8 @@
  * hintpol: loader of the hint test policy (hintpol.bpf.c). Sets the hint
  * limits (classes = CPUs), reports the hints it finds pinned, serves stats
  * on a socket, and runs until SIGINT/SIGTERM. SIGUSR1 asks for a restart
- * (as a CPU hotplug does), SIGUSR2 publishes the --resize plan.
+ * (as a CPU hotplug does), SIGUSR2 publishes the --resize plan;
+ * --restart-at-load N has the first N loads ask for one at once.
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,6 +32,7 @@ struct opts {
 	const char *plan_text, *resize_text; /* --pool-plan, --resize */
 	struct scxpol_pool_plan *plan; /* --pool-plan, or NULL */
 	struct scxpol_pool_plan *resize; /* --resize, or NULL */
+	unsigned int restart_loads; /* --restart-at-load: loads left that ask */
 };
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
@@ -39,6 +41,11 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	struct opts *o = ctx;
 
 	h->rodata->nr_cpus = o->nr_cpus;
+	/* the first dispatch after the attach asks for the restart */
+	if (o->restart_loads) {
+		o->restart_loads--;
+		h->bss->restart_req = 1;
+	}
 	if (o->plan) {
 		int r = scxpol_pool_setup(s, scxpol_pool_plan_nr_pools(o->plan));
 
@@ -124,12 +131,13 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "  --resize PLAN        publish PLAN on SIGUSR2 (needs --pool-plan; at most\n"
 		   "                       as many pools)\n"
 		   "  --max-importance N   importance accepted: 0..N (default 7)\n"
-		   "  --slots N            thread slots (default: pinned size or 1024)\n");
+		   "  --slots N            thread slots (default: pinned size or 1024)\n"
+		   "  --restart-at-load N  the first N loads ask for a restart at once\n");
 	scxpol_cli_usage(c, f);
 	fprintf(f, "SIGUSR1 makes the BPF side ask for a restart, as a CPU hotplug does.\n");
 }
 
-/* --pools, --max-importance, --slots: a number in 0..@max into *@out */
+/* --pools, --max-importance, --slots, --restart-at-load: a number in 0..@max into *@out */
 static int parse_limit(const char *opt, const char *arg, unsigned int max, unsigned int *out)
 {
 	unsigned long long v;
@@ -163,6 +171,10 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'R':
 		o->resize_text = arg;
 		break;
+	case 'r':
+		if (parse_limit("--restart-at-load", arg, 1000, &o->restart_loads))
+			return scxpol_cli_usage_error(c);
+		break;
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
@@ -175,6 +187,7 @@ int main(int argc, char **argv)
 		{ "resize", required_argument, NULL, 'R' },
 		{ "max-importance", required_argument, NULL, 'i' },
 		{ "slots", required_argument, NULL, 's' },
+		{ "restart-at-load", required_argument, NULL, 'r' },
 		{ 0 },
 	};
 	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 } };

@@ -281,6 +281,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	"                       maps and read the stats socket (mode 0660)\n"        \
 	"  --load-only          load through the verifier, then exit\n"              \
 	"  --verifier-stats     print each program's verified instructions\n"       \
+	"  --max-restarts N     give up after N restarts the kernel asks for\n"    \
+	"                       (CPU hotplug); 0: none (default: no limit)\n"      \
 	"  -v, --verbose        verbose (library and libbpf messages)\n"             \
 	"  -h, --help           this text\n"                                         \
 	"Notes.\n"
@@ -291,6 +293,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 #define USAGE_LOAD                                                                   \
 	"  --load-only          load through the verifier, then exit\n"              \
 	"  --verifier-stats     print each program's verified instructions\n"       \
+	"  --max-restarts N     give up after N restarts the kernel asks for\n"    \
+	"                       (CPU hotplug); 0: none (default: no limit)\n"      \
 	USAGE_VH
 
 /* The program's own options: -s/--slice-us, --version, and --fast (a flag entry). */
@@ -364,7 +368,9 @@ static int parse(struct parse *p, const char *prog, unsigned int flags, scxpol_c
 static void test_values(void **state)
 {
 	char *all[] = { "mypol", "-s", "5", "--pin-group", "4242", "--verifier-stats",
-			"--load-only", "--stats-socket", "/tmp/x.sock", "--fast", "-v", NULL };
+			"--load-only", "--stats-socket", "/tmp/x.sock", "--fast", "-v",
+			"--max-restarts", "3", NULL };
+	char *no_restart[] = { "mypol", "--max-restarts", "0", NULL };
 	char *none[] = { "mypol", NULL };
 	struct parse p;
 
@@ -379,13 +385,23 @@ static void test_values(void **state)
 	assert_true(p.cli.load_only);
 	assert_true(p.cli.verbose);
 	assert_string_equal(p.cli.stats_socket, "/tmp/x.sock");
+	assert_int_equal(p.cli.max_restarts, 3);
+	assert_false(p.cli.no_restart);
+	expect_streams(&p.st, "", "");
+
+	/* --max-restarts 0: scxpol_sched_run()'s no_restart (its max_restarts 0 is "no limit") */
+	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, no_restart), SCXPOL_CLI_CONTINUE);
+	assert_true(p.cli.no_restart);
+	assert_int_equal(p.cli.max_restarts, 0);
 	expect_streams(&p.st, "", "");
 
 	/* nothing given: all zero, which scxpol_sched_opts reads as the loader's group */
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, none), SCXPOL_CLI_CONTINUE);
 	assert_int_equal(p.cli.pin_gid, 0);
 	assert_int_equal(p.cli.pin_mode, 0);
-	assert_false(p.cli.verifier_stats || p.cli.load_only || p.cli.verbose);
+	assert_false(p.cli.verifier_stats || p.cli.load_only || p.cli.verbose ||
+		     p.cli.no_restart);
+	assert_int_equal(p.cli.max_restarts, 0);
 	assert_null(p.cli.stats_socket);
 	assert_int_equal(p.m.calls, 0);
 	assert_int_equal(fast, 0);
@@ -431,6 +447,29 @@ static void test_pin_group_root_needs_root_group(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
+ * A program built before --max-restarts passes a struct scxpol_cli that
+ * ends before the field: the option is refused, not written past its end.
+ */
+static void test_max_restarts_old_struct(void **state)
+{
+	char *args[] = { "minimal", "--max-restarts", "2", NULL };
+	struct parse p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	open_streams(&p.st);
+	p.cli = (struct scxpol_cli){ .sz = offsetof(struct scxpol_cli, no_restart),
+				     .prog = "minimal", .flags = SCXPOL_CLI_LOAD,
+				     .out = p.st.out, .err = p.st.err };
+	assert_int_equal(scxpol_cli_parse(&p.cli, 3, args), 2);
+	scxpol_log_set(count_log, SCXPOL_LOG_DEBUG, NULL);
+	assert_int_equal(p.cli.max_restarts, 0);
+	assert_false(p.cli.no_restart);
+	expect_streams(&p.st, "", "minimal: unrecognized option '--max-restarts'\n"
+		       "usage: minimal [options]\n" USAGE_LOAD);
 }
 
 /* A second parse starts over (getopt's optind), with operands moved after the options. */
@@ -480,6 +519,10 @@ static const struct {
 	  "mypol: -s '0': want a whole number in 1..1000000\n" },
 	{ "faas", ALL_FLAGS, NULL, { "faas", "--pin-group", "no-such-group" }, 2, "",
 	  "faas: --pin-group 'no-such-group': no such group\n" },
+	{ "ads", ALL_FLAGS, NULL, { "ads", "--max-restarts", "-1" }, 2, "",
+	  "ads: --max-restarts '-1': want a whole number in 0..4294967295\n" },
+	{ "ads", ALL_FLAGS, NULL, { "ads", "--max-restarts", "4294967296" }, 2, "",
+	  "ads: --max-restarts '4294967296': want a whole number in 0..4294967295\n" },
 	{ "mypol", ALL_FLAGS, usage_fn, { "mypol", "-v", "extra", "more" }, 2, "",
 	  "mypol: unexpected argument 'extra' (see --help)\n" },
 	/* common options the program does not offer */
@@ -491,6 +534,9 @@ static const struct {
 	  "faas-replay: unrecognized option '--load-only'\nusage: faas-replay [options]\n" USAGE_VH },
 	{ "faas-replay", 0, NULL, { "faas-replay", "--verifier-stats" }, 2, "",
 	  "faas-replay: unrecognized option '--verifier-stats'\nusage: faas-replay [options]\n"
+	  USAGE_VH },
+	{ "faas-replay", 0, NULL, { "faas-replay", "--max-restarts", "1" }, 2, "",
+	  "faas-replay: unrecognized option '--max-restarts'\nusage: faas-replay [options]\n"
 	  USAGE_VH },
 };
 
@@ -735,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_pin_group_by_name),
 		cmocka_unit_test(test_pin_group_root_needs_root_group),
 		cmocka_unit_test(test_parse_twice),
+		cmocka_unit_test(test_max_restarts_old_struct),
 		cmocka_unit_test(test_endings),
 		cmocka_unit_test(test_help_unwritable),
 		cmocka_unit_test(test_finish),
