@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1294,6 +1295,7 @@ struct scxpol_stats_server {
 	dev_t dev;
 	ino_t ino;
 	int listen_fd;
+	int lock_fd; /* flock()ed <path>.lock, held while the server lives */
 	int wake[2];
 	pthread_t thread;
 	bool running;
@@ -1617,9 +1619,6 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 	struct stat st;
 	int fd, n;
 
-	/* SOCK_PATH_MAX leaves room for the suffix: a pid has 7 digits at most */
-	n = snprintf(tmp, sizeof(tmp), "%s.%d.%u", srv->path, (int)getpid(),
-		     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	snprintf(dir, sizeof(dir), "%s", srv->path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
@@ -1629,6 +1628,23 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 			return scxpol_err(errno, "stats socket %s: cannot create its directory %s: %s",
 					  srv->path, dir, strerror(errno));
 	}
+	/*
+	 * Two servers starting at once would both find no server below and the
+	 * second rename would take the first's path: the lock lets one through.
+	 * The kernel drops it with a killed loader, and the file stays.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s.lock", srv->path);
+	srv->lock_fd = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (srv->lock_fd < 0)
+		return scxpol_err(errno, "stats socket %s: cannot open its lock file %s: %s",
+				  srv->path, tmp, strerror(errno));
+	if (flock(srv->lock_fd, LOCK_EX | LOCK_NB))
+		return errno == EWOULDBLOCK
+			       ? scxpol_err(EADDRINUSE, "a stats server already answers on %s (is "
+					    "the policy running twice?)", srv->path)
+			       : scxpol_err(errno, "stats socket %s: cannot lock %s: %s",
+					    srv->path, tmp, strerror(errno));
+	/* (a server of a library without the lock) */
 	fd = sock_connect(srv->path, true);
 	if (fd >= 0) {
 		close(fd);
@@ -1653,6 +1669,9 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return scxpol_err(errno, "socket: %s", strerror(errno));
+	/* SOCK_PATH_MAX leaves room for the suffix: a pid has 7 digits at most */
+	n = snprintf(tmp, sizeof(tmp), "%s.%d.%u", srv->path, (int)getpid(),
+		     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	memcpy(sa.sun_path, tmp, (size_t)n);
 	unlink(tmp);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
@@ -1685,6 +1704,9 @@ static void server_free(struct scxpol_stats_server *srv)
 		if (!stat(srv->path, &st) && st.st_dev == srv->dev && st.st_ino == srv->ino)
 			unlink(srv->path);
 	}
+	/* after the unlink: a server that starts next finds no socket of ours */
+	if (srv->lock_fd >= 0)
+		close(srv->lock_fd);
 	if (srv->wake[0] >= 0)
 		close(srv->wake[0]);
 	if (srv->wake[1] >= 0)
@@ -1719,7 +1741,7 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 	if (!srv)
 		return scxpol_err_ptr(ENOMEM, "out of memory");
 	srv->s = s;
-	srv->listen_fd = srv->wake[0] = srv->wake[1] = -1;
+	srv->listen_fd = srv->lock_fd = srv->wake[0] = srv->wake[1] = -1;
 	srv->stats.sz = sizeof(srv->stats);
 	if (so)
 		memcpy(&srv->stats, so, so->sz < sizeof(srv->stats) ? so->sz : sizeof(srv->stats));

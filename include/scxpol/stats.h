@@ -160,8 +160,10 @@ struct scxpol_stats_server_opts {
  * thread. It reads the current object on every request, so it keeps
  * working across restarts (answering ENODATA while none is loaded). Stop it
  * before scxpol_sched_close(). A socket nobody listens on (a killed
- * loader's) is replaced. NULL + errno: EADDRINUSE (a server already
- * answers on the path), EEXIST (the path is not a socket), the error of
+ * loader's) is replaced. The server holds an flock() on <path>.lock (a
+ * file left in place), so that of two starting at once one fails. NULL +
+ * errno: EADDRINUSE (a server already answers on the path, or holds its
+ * lock), EEXIST (the path is not a socket), the error of
  * connecting to a socket that is neither (one of another type),
  * ENAMETOOLONG (a path longer than 84 bytes: the socket is made under a
  * temporary name in the same directory first), errors creating the socket.

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -880,6 +882,79 @@ static void test_server_spares_other_files(void **state)
 	scxpol_sched_close(s);
 }
 
+/* Two servers started at once on one path: the start of each, on its own thread. */
+struct racer {
+	struct scxpol_sched *s;
+	const struct scxpol_stats_server_opts *vo;
+	pthread_barrier_t *go;
+	struct scxpol_stats_server *srv;
+	int err;
+};
+
+static void *race_start(void *arg)
+{
+	struct racer *r = arg;
+
+	pthread_barrier_wait(r->go);
+	r->srv = scxpol_stats_server_start(r->s, r->vo);
+	r->err = r->srv ? 0 : errno;
+	return NULL;
+}
+
+/*
+ * One server per path, also when two start at the same moment (each found
+ * no server before the other renamed its socket into place, and the later
+ * rename took the path from the earlier). <path>.lock decides, and a lock
+ * held by another server refuses the start though no socket is there yet.
+ */
+static void test_server_one_per_path(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	struct racer r[2];
+	pthread_barrier_t go;
+	pthread_t th[2];
+	char path[256], lock[300], want[512];
+	struct stat sb;
+	int i, k, fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/race.sock", dir);
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path);
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(pthread_barrier_init(&go, NULL, 2), 0);
+		for (k = 0; k < 2; k++) {
+			r[k] = (struct racer){ .s = s, .vo = &vo, .go = &go };
+			assert_int_equal(pthread_create(&th[k], NULL, race_start, &r[k]), 0);
+		}
+		for (k = 0; k < 2; k++)
+			assert_int_equal(pthread_join(th[k], NULL), 0);
+		pthread_barrier_destroy(&go);
+		/* exactly one started, and the other says why */
+		assert_true(!r[0].srv != !r[1].srv);
+		assert_int_equal(r[0].err + r[1].err, EADDRINUSE);
+		scxpol_stats_server_stop(r[0].srv ? r[0].srv : r[1].srv);
+		assert_int_equal(stat(path, &sb), -1);
+	}
+
+	/* the lock of a server starting elsewhere, before its socket exists */
+	fd = open(lock, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	assert_null(scxpol_stats_server_start(s, &vo));
+	assert_int_equal(errno, EADDRINUSE);
+	snprintf(want, sizeof(want), "a stats server already answers on %s (is the policy running "
+		 "twice?)", path);
+	assert_string_equal(scxpol_last_error(), want);
+	assert_int_equal(stat(path, &sb), -1);
+	close(fd);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	scxpol_stats_server_stop(srv);
+	scxpol_sched_close(s);
+}
+
 /*
  * Every request gets an answer: a line of NUL bytes is no blank line, and
  * what a client sends before its EOF is its last request, newline or not
@@ -1125,6 +1200,7 @@ int main(void)
 		cmocka_unit_test(test_server),
 		cmocka_unit_test(test_server_stale_socket_and_mode),
 		cmocka_unit_test(test_server_spares_other_files),
+		cmocka_unit_test(test_server_one_per_path),
 		cmocka_unit_test(test_server_line_ends),
 		cmocka_unit_test(test_request_exact_fit),
 		cmocka_unit_test(test_server_out_of_fds),
