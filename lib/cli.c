@@ -46,6 +46,15 @@ static const struct option common_opts[] = {
 };
 
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
+
+/*
+ * The common option @opt exists for @c: a program built before an option
+ * was added has no field for it, and may have an option of that name.
+ */
+static bool known(const struct scxpol_cli *c, int opt)
+{
+	return opt != OPT_MAX_RESTARTS || OPTS_HAS(c, max_restarts);
+}
 #define COMMON_SHORTOPTS "vh"
 
 /* An option of the program's own declared with optional_argument, given without one. */
@@ -233,8 +242,10 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 	if (flags & SCXPOL_CLI_LOAD) {
 		usage_line(f, "--load-only", "load through the verifier, then exit");
 		usage_line(f, "--verifier-stats", "print each program's verified instructions");
-		usage_line(f, "--max-restarts N", "give up after N restarts the kernel asks for\n"
-			   "                       (CPU hotplug); 0: none (default: no limit)");
+		if (known(c, OPT_MAX_RESTARTS))
+			usage_line(f, "--max-restarts N", "give up after N restarts the kernel asks "
+				   "for\n                       (CPU hotplug); 0: none (default: no "
+				   "limit)");
 	}
 	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
 	usage_line(f, "-h, --help", "this text");
@@ -292,9 +303,7 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 	unsigned long long n;
 	int gid;
 
-	/* a program built before --max-restarts has no room for it */
-	if ((c->flags & needs(opt)) != needs(opt) ||
-	    (opt == OPT_MAX_RESTARTS && !OPTS_HAS(c, max_restarts)))
+	if ((c->flags & needs(opt)) != needs(opt))
 		return refuse(c, opt);
 	switch (opt) {
 	case 'v':
@@ -363,7 +372,8 @@ static int check_own(const struct scxpol_cli *c, size_t nr_own)
 			return misuse(c, "own option -%c is a common option", *p);
 	for (i = 0; i < nr_own; i++) {
 		for (k = 0; k < NR_COMMON; k++)
-			if (!strcmp(c->options[i].name, common_opts[k].name))
+			if (known(c, common_opts[k].val) &&
+			    !strcmp(c->options[i].name, common_opts[k].name))
 				return misuse(c, "own option --%s is a common option",
 					      c->options[i].name);
 		if (!c->options[i].flag && is_common(c->options[i].val))
@@ -402,7 +412,7 @@ int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv)
 {
 	struct option *longopts;
 	char *shortopts;
-	size_t nr_own = 0;
+	size_t nr_own = 0, i;
 	int r;
 
 	if (!c)
@@ -428,7 +438,9 @@ int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv)
 	}
 	if (nr_own)
 		memcpy(longopts, c->options, nr_own * sizeof(*longopts));
-	memcpy(longopts + nr_own, common_opts, sizeof(common_opts));
+	for (i = 0; i < NR_COMMON; i++)
+		if (known(c, common_opts[i].val))
+			longopts[nr_own++] = common_opts[i];
 	r = parse_loop(c, argc, argv, longopts, shortopts);
 	free(longopts);
 	free(shortopts);
@@ -480,8 +492,8 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		fflush(out);
 		r = scxpol_sched_run(s, ro);
 		/* not restarted: an error, as for a restart over a limit of 1 or more */
-		if (!r && OPTS_GET(c, no_restart, false) && !scxpol_sched_exit_info(s, &ei) &&
-		    ei.restart)
+		if (!r && OPTS_GET(c, no_restart, false) && scxpol_sched_restart_refused(s) &&
+		    !scxpol_sched_exit_info(s, &ei))
 			r = scxpol_err(ELOOP, "%s: kernel asked for a restart, and --max-restarts is "
 				       "0: %s", name, ei.msg);
 		if (scxpol_sched_restarts(s))

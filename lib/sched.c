@@ -50,6 +50,8 @@ struct scxpol_sched {
 	struct scxpol_exit_record exit;
 	bool have_exit;
 	unsigned int restarts;
+	/* the last run ended on a restart the kernel asked for and no_restart refused */
+	bool restart_refused;
 	volatile sig_atomic_t stop;
 	/* the first signal that set stop and its sender, logged by the run loop
 	 * (lock-free atomics: the handler may run on another thread) */
@@ -837,6 +839,11 @@ const char *scxpol_sched_pin_root(const struct scxpol_sched *s)
 	return s ? s->pin_root : NULL;
 }
 
+bool scxpol_sched_restart_refused(const struct scxpol_sched *s)
+{
+	return s->restart_refused;
+}
+
 unsigned int scxpol_sched_restarts(const struct scxpol_sched *s)
 {
 	return s ? s->restarts : 0;
@@ -1027,7 +1034,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	struct sigaction old_int, old_term;
 	sigset_t stop_sigs, old_mask;
 	unsigned int max_restarts, quick = 0, delay;
-	uint64_t attached_at;
+	uint64_t attached_at, ended_at;
 	bool logged = false;
 	int r = 0;
 
@@ -1035,6 +1042,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	if (!OPTS_VALID(ro, scxpol_run_opts))
 		return -EINVAL;
 	max_restarts = OPTS_GET(ro, max_restarts, 0);
+	s->restart_refused = false;
 	/* s->stop is not cleared here: a stop asked as the run starts must not be lost */
 	atomic_store(&s->stop_sig, 0);
 	atomic_store(&s->stop_pid, 0);
@@ -1062,6 +1070,8 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 			break;
 		attached_at = now_ms();
 		r = wait_attached(s, ro);
+		/* (what the detach takes under a slow host does not count) */
+		ended_at = now_ms();
 		if (!logged && atomic_load(&s->stop_sig)) {
 			log_stop_signal(s);
 			logged = true;
@@ -1075,6 +1085,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		}
 		scxpol_log(SCXPOL_LOG_DEBUG, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
 			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
+		s->restart_refused = ei.restart && !s->stop && OPTS_GET(ro, no_restart, false);
 		if (ei.restart && !s->stop && !OPTS_GET(ro, no_restart, false)) {
 			if (max_restarts && s->restarts >= max_restarts) {
 				r = scxpol_err(ELOOP, "%s: kernel asked for restart #%u, over "
@@ -1082,19 +1093,20 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 					       max_restarts, ei.msg);
 				break;
 			}
-			s->restarts++;
-			quick = now_ms() - attached_at < RESTART_QUICK_MS ? quick + 1 : 0;
+			quick = ended_at - attached_at < RESTART_QUICK_MS ? quick + 1 : 0;
 			delay = restart_delay(quick);
 			if (delay)
 				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u) in %u ms (quick "
 					   "restart %u in a row: asked within %u ms of the attach): %s",
-					   s->name, s->restarts, delay, quick, RESTART_QUICK_MS, ei.msg);
+					   s->name, s->restarts + 1, delay, quick, RESTART_QUICK_MS,
+					   ei.msg);
 			else
 				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u): %s", s->name,
-					   s->restarts, ei.msg);
-			/* a stop during the wait: nothing to reload */
+					   s->restarts + 1, ei.msg);
+			/* a stop during the wait: no restart to count or reload */
 			if (delay && backoff(s, delay))
 				break;
+			s->restarts++;
 			close_object(s);
 			r = open_object(s);
 			/* a stop during the open: no attach just to detach */

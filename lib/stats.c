@@ -1628,13 +1628,18 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 			return scxpol_err(errno, "stats socket %s: cannot create its directory %s: %s",
 					  srv->path, dir, strerror(errno));
 	}
+	/* (before a lock file is made next to it) */
+	if (!stat(srv->path, &st) && !S_ISSOCK(st.st_mode))
+		return scxpol_err(EEXIST, "stats socket %s: the path exists and is not a socket; "
+				  "remove it or give another path", srv->path);
 	/*
 	 * Two servers starting at once would both find no server below and the
 	 * second rename would take the first's path: the lock lets one through.
-	 * The kernel drops it with a killed loader, and the file stays.
+	 * The kernel drops it with a killed loader. The file stays: one removed
+	 * while a starter has it open would let two hold a lock each.
 	 */
 	snprintf(tmp, sizeof(tmp), "%s.lock", srv->path);
-	srv->lock_fd = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	srv->lock_fd = open(tmp, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (srv->lock_fd < 0)
 		return scxpol_err(errno, "stats socket %s: cannot open its lock file %s: %s",
 				  srv->path, tmp, strerror(errno));
@@ -1653,19 +1658,14 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 	}
 	/*
 	 * The rename below replaces what is there: only a socket nobody listens
-	 * on (a killed loader's) is ours to take over. A file, or a socket that
-	 * refuses otherwise (a datagram socket, a live server's full backlog),
-	 * is someone else's.
+	 * on (a killed loader's) is ours to take over. A file (refused above),
+	 * or a socket that refuses otherwise (a datagram socket, a live
+	 * server's full backlog), is someone else's.
 	 */
-	if (fd != -ENOENT) {
-		if (!stat(srv->path, &st) && !S_ISSOCK(st.st_mode))
-			return scxpol_err(EEXIST, "stats socket %s: the path exists and is not a "
-					  "socket; remove it or give another path", srv->path);
-		if (fd != -ECONNREFUSED)
-			return scxpol_err(-fd, "stats socket %s: the path is a socket that cannot be "
-					  "checked for a running stats server (%s); remove it or "
-					  "give another path", srv->path, strerror(-fd));
-	}
+	if (fd != -ENOENT && fd != -ECONNREFUSED)
+		return scxpol_err(-fd, "stats socket %s: the path is a socket that cannot be "
+				  "checked for a running stats server (%s); remove it or give "
+				  "another path", srv->path, strerror(-fd));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return scxpol_err(errno, "socket: %s", strerror(errno));

@@ -289,7 +289,7 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"           [--util-lo X --util-hi Y] [--hold N] [--interval-ms N] [--no-resize]\n"
 		"           [--wake-affine] [--lc-slice-us N] [--bg-slice-us N]\n"
 		"           [--important-slice-us N] [--pin-group G] [--stats-socket PATH] [-v]\n"
-		"           [--verifier-stats] [--load-only]\n"
+		"           [--verifier-stats] [--load-only] [--max-restarts N]\n"
 		"Latency-critical (lc) and background (bg) CPU pools; lc work runs first.\n"
 		"  --lc-cpus N          CPUs of the lc pool at start (default: half)\n"
 		"  --lc-comm PATTERN    threads named PATTERN are lc: a name, or a prefix\n"

@@ -213,10 +213,12 @@ struct scxpol_cli {
  *     argument: its message goes to stderr, and only when @c's err is
  *     stderr), or a common option @c's flags do not offer ("<prog>:
  *     unrecognized option '<name>'"), each followed by the usage on @c's
- *     err; a bad --pin-group ("<prog>: <message>"); an operand ("<prog>:
- *     unexpected argument '<first>' (see --help)"); or a mistake of the
- *     program: own options that redefine a common one, own options
- *     without @c's option, a @c too small (its sz).
+ *     err; a bad --pin-group or --max-restarts ("<prog>: <message>"); an
+ *     operand ("<prog>: unexpected argument '<first>' (see --help)"); or a
+ *     mistake of the program: own options that redefine a common one, own
+ *     options without @c's option, a @c too small (its sz). A @c whose sz
+ *     ends before max_restarts (a program built before it) is not offered
+ *     --max-restarts, and may have an option of that name.
  * Starts getopt_long() over (optind), so it may be called again.
  */
 SCXPOL_API int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv);

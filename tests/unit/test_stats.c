@@ -863,6 +863,9 @@ static void test_server_spares_other_files(void **state)
 	assert_non_null(fgets(buf, sizeof(buf), f));
 	fclose(f);
 	assert_string_equal(buf, "data\n");
+	/* and nothing made beside it */
+	snprintf(want, sizeof(want), "%s.lock", path);
+	assert_int_equal(stat(want, &sb), -1);
 
 	snprintf(path, sizeof(path), "%s/dgram.sock", dir);
 	fd = socket(AF_UNIX, SOCK_DGRAM, 0);

@@ -50,3 +50,18 @@ logged "libscxpol: info: hintpol: restarting (#2) in 200 ms (quick restart 2 in 
 expect_eq "restarts the stats server reports" "$("$STAT" --policy hintpol --json | jq -r .restarts)" 2
 stop_policy INT
 expect_eq "exit status after SIGINT" "$POLICY_STATUS" 0
+
+# a stop during a wait ends the loader there, and the restart it waited
+# for is not counted
+"$HINTPOL" --restart-at-load 100 >/tmp/hintpol.log 2>&1 &
+POLICY_PID=$!
+WAITING="libscxpol: info: hintpol: restarting (#6) in 3200 ms (quick restart 6 in a row: asked within 2000 ms of the attach): $ASKED"
+for ((i = 0; i < 600; i++)); do
+	grep -qxF "$WAITING" /tmp/hintpol.log && break
+	sleep 0.1
+done
+logged "$WAITING"
+stop_policy INT
+expect_eq "exit status after SIGINT in the wait" "$POLICY_STATUS" 0
+logged "hintpol: restarts 5"
+expect_eq "loads" "$(loads)" 6
