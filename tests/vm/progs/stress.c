@@ -176,14 +176,15 @@ static bool in_cpulist(const char *list, int cpu)
 }
 
 /*
- * Whether this thread runs outside its affinity mask; *cpu is where.
+ * Whether this thread runs outside its affinity mask; *cpu is where, and
+ * @allowed (of @len bytes) the mask as the kernel shows it when it is outside.
  * sched_getaffinity() leaves out the CPUs not active, and a CPU going offline
  * stops being active well before the kernel moves its tasks off (under
  * emulation, for longer than the 100 ms check_placement() allows); so a CPU
  * outside that answer is checked against the mask itself, which
  * /proc/thread-self/status shows as Cpus_allowed_list.
  */
-static bool outside_mask(struct worker *w, int *cpu)
+static bool outside_mask(struct worker *w, int *cpu, char *allowed, size_t len)
 {
 	char buf[4096], *list;
 	cpu_set_t cur;
@@ -204,6 +205,7 @@ static bool outside_mask(struct worker *w, int *cpu)
 	}
 	list += strlen("\nCpus_allowed_list:");
 	list += strspn(list, " \t");
+	snprintf(allowed, len, "%.*s", (int)strcspn(list, "\n"), list);
 	return *cpu < 0 || !in_cpulist(list, *cpu);
 }
 
@@ -217,20 +219,23 @@ static bool outside_mask(struct worker *w, int *cpu)
 static void check_placement(struct worker *w)
 {
 	uint64_t until;
+	char first_allowed[256], allowed[256];
 	int cpu, first;
 
-	if (!outside_mask(w, &first))
+	if (!outside_mask(w, &first, first_allowed, sizeof(first_allowed)))
 		return;
 	until = now_ns() + 100000000ull;
 	while (now_ns() < until) {
-		if (!outside_mask(w, &cpu)) {
+		if (!outside_mask(w, &cpu, allowed, sizeof(allowed))) {
 			bump(&w->transient);
 			return;
 		}
 	}
+	/* the masks say whether the thread's own setaffinity or the kernel (hotplug) moved it */
 	if (!atomic_fetch_add(&w->violations, 1))
 		fprintf(stderr, "stress: %s ran on CPU %d, outside its affinity mask, for 100 ms "
-			"(first seen on CPU %d)\n", comm_name[w->kind], cpu, first);
+			"(first seen on CPU %d; Cpus_allowed_list then '%s', at the end '%s')\n",
+			comm_name[w->kind], cpu, first, first_allowed, allowed);
 }
 
 static void *hog(void *arg)
