@@ -970,12 +970,11 @@ static void wait_wake(struct scxpol_sched *s, int ms)
 /* The wait before the @quick-th quick restart in a row (0: none). */
 static unsigned int restart_delay(unsigned int quick)
 {
-	if (!quick)
-		return 0;
-	if (quick > 16)
-		return RESTART_DELAY_MAX_MS;
-	return RESTART_DELAY_MS << (quick - 1) < RESTART_DELAY_MAX_MS
-		       ? RESTART_DELAY_MS << (quick - 1) : RESTART_DELAY_MAX_MS;
+	unsigned int ms = quick ? RESTART_DELAY_MS : 0;
+
+	while (quick-- > 1 && ms < RESTART_DELAY_MAX_MS)
+		ms *= 2;
+	return ms < RESTART_DELAY_MAX_MS ? ms : RESTART_DELAY_MAX_MS;
 }
 
 /* Wait @ms unless a stop is asked; whether one was. */
@@ -1035,7 +1034,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	sigset_t stop_sigs, old_mask;
 	unsigned int max_restarts, quick = 0, delay;
 	uint64_t attached_at, ended_at;
-	bool logged = false;
+	bool logged = false, asked;
 	int r = 0;
 
 	scxpol_err_clear();
@@ -1085,8 +1084,9 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		}
 		scxpol_log(SCXPOL_LOG_DEBUG, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
 			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
-		s->restart_refused = ei.restart && !s->stop && OPTS_GET(ro, no_restart, false);
-		if (ei.restart && !s->stop && !OPTS_GET(ro, no_restart, false)) {
+		asked = ei.restart && !s->stop;
+		s->restart_refused = asked && OPTS_GET(ro, no_restart, false);
+		if (asked && !s->restart_refused) {
 			if (max_restarts && s->restarts >= max_restarts) {
 				r = scxpol_err(ELOOP, "%s: kernel asked for restart #%u, over "
 					       "max_restarts (%u): %s", s->name, s->restarts + 1,
