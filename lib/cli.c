@@ -243,8 +243,8 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 		usage_line(f, "--load-only", "load through the verifier, then exit");
 		usage_line(f, "--verifier-stats", "print each program's verified instructions");
 		if (known(c, OPT_MAX_RESTARTS))
-			usage_line(f, "--max-restarts N", "give up after N restarts the kernel asks "
-				   "for\n                       (CPU hotplug); 0: none (default: no "
+			usage_line(f, "--max-restarts N", "give up after N restarts (CPU hotplug, "
+				   "or the kernel\n                       asks); 0: none (default: no "
 				   "limit)");
 	}
 	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
@@ -467,7 +467,6 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		    .stats = OPTS_GET(c, stats, NULL));
 	struct scxpol_stats_server *srv = NULL;
 	const char *name = scxpol_sched_name(s);
-	struct scxpol_exit_info ei;
 	sigset_t stop_sigs, old_mask;
 	int r;
 
@@ -492,10 +491,9 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		fflush(out);
 		r = scxpol_sched_run(s, ro);
 		/* not restarted: an error, as for a restart over a limit of 1 or more */
-		if (!r && OPTS_GET(c, no_restart, false) && scxpol_sched_restart_refused(s) &&
-		    !scxpol_sched_exit_info(s, &ei))
-			r = scxpol_err(ELOOP, "%s: kernel asked for a restart, and --max-restarts is "
-				       "0: %s", name, ei.msg);
+		if (!r && OPTS_GET(c, no_restart, false) && scxpol_sched_restart_refused(s))
+			r = scxpol_err(ELOOP, "%s: %s (--max-restarts is 0)", name,
+				       scxpol_sched_restart_refused(s));
 		if (scxpol_sched_restarts(s))
 			fprintf(out, "%s: restarts %u\n", name, scxpol_sched_restarts(s));
 		scxpol_sched_print_exit(s, out);

@@ -177,8 +177,12 @@ SCXPOL_HIDDEN void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m);
  * the loaded object, or NULL when none is loaded. Unlock in both cases.
  */
 SCXPOL_HIDDEN struct bpf_object *scxpol_sched_lock(struct scxpol_sched *s);
-/* The last scxpol_sched_run() ended on a restart the kernel asked for, refused by no_restart (not a stop). */
-SCXPOL_HIDDEN bool scxpol_sched_restart_refused(const struct scxpol_sched *s);
+/*
+ * If the last scxpol_sched_run() ended on a restart refused by no_restart
+ * (not a stop): what asked for it, "the kernel asked for a restart: MSG" or
+ * "a CPU hotplug asked for a restart: cpu N went offline"; else NULL.
+ */
+SCXPOL_HIDDEN const char *scxpol_sched_restart_refused(const struct scxpol_sched *s);
 SCXPOL_HIDDEN void scxpol_sched_unlock(struct scxpol_sched *s);
 
 struct stat;

@@ -25,6 +25,7 @@
 #include "scxpol/skel.h"
 
 #define EXIT_MAP "scxpol_exit"
+#define HOTPLUG_MAP "scxpol_hotplug"
 #define PIN_BASE SCXPOL_PIN_BASE
 
 struct scxpol_sched {
@@ -50,8 +51,11 @@ struct scxpol_sched {
 	struct scxpol_exit_record exit;
 	bool have_exit;
 	unsigned int restarts;
-	/* the last run ended on a restart the kernel asked for and no_restart refused */
+	/* the last run ended on a restart no_restart refused: what asked for it */
 	bool restart_refused;
+	char refused_why[SCXPOL_EXIT_MSG_LEN + 64];
+	/* the hotplug record's events when the policy was last attached */
+	__u64 hotplug_seen;
 	volatile sig_atomic_t stop;
 	/* the first signal that set stop and its sender, logged by the run loop
 	 * (lock-free atomics: the handler may run on another thread) */
@@ -614,6 +618,15 @@ static void drop_links(struct scxpol_sched *s, size_t from)
  * writes it only when this run ends, and a record left from the previous
  * run would make the new one look exited at once.
  */
+/* The policy's hotplug record (<scxpol/abi/sched.h>); false if it has none. */
+static bool read_hotplug(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, HOTPLUG_MAP);
+	__u32 zero = 0;
+
+	return map && !bpf_map__lookup_elem(map, &zero, sizeof(zero), rec, sizeof(*rec), 0);
+}
+
 static int reset_exit_record(struct scxpol_sched *s)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, EXIT_MAP);
@@ -636,6 +649,7 @@ int scxpol_sched_attach(struct scxpol_sched *s)
 {
 	SCXPOL_NONNULL(s, "scheduler");
 	char state[64], ops[128];
+	struct scxpol_hotplug_record hp;
 	struct bpf_program *prog;
 	size_t first_link;
 	int r;
@@ -658,6 +672,8 @@ int scxpol_sched_attach(struct scxpol_sched *s)
 	if (r)
 		return r;
 	first_link = s->nr_links;
+	/* events from here on are this attach's (the callbacks run only once attached) */
+	s->hotplug_seen = read_hotplug(s, &hp) ? hp.events : 0;
 	/* Tracing programs first, so they see the scheduler's first events. */
 	bpf_object__for_each_program(prog, s->obj) {
 		enum bpf_prog_type t = bpf_program__type(prog);
@@ -839,9 +855,9 @@ const char *scxpol_sched_pin_root(const struct scxpol_sched *s)
 	return s ? s->pin_root : NULL;
 }
 
-bool scxpol_sched_restart_refused(const struct scxpol_sched *s)
+const char *scxpol_sched_restart_refused(const struct scxpol_sched *s)
 {
-	return s->restart_refused;
+	return s->restart_refused ? s->refused_why : NULL;
 }
 
 unsigned int scxpol_sched_restarts(const struct scxpol_sched *s)
@@ -988,11 +1004,53 @@ static bool backoff(struct scxpol_sched *s, unsigned int ms)
 }
 
 /*
- * Wait until a stop request or the scheduler's exit; let cgroup rules
- * follow their directories every second, run the periodic hook every
- * interval.
+ * How long a restart waits for the CPU of a hotplug event to get where it
+ * was going. Taking a CPU down goes on after ops.cpu_offline (its tasks are
+ * pushed off, then it dies); the restart unloads the policy only after, so
+ * that the two never overlap (sched_ext's unload while a CPU dies is the
+ * path the callbacks avoid: <scxpol/sched.bpf.h>).
  */
-static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
+#define HOTPLUG_SETTLE_MS 10000
+
+/*
+ * Wait until the CPU of the last event in @rec is online or offline as the
+ * event said (its sysfs online file, which changes when the operation has
+ * completed), following later events; false if a stop or the scheduler's
+ * exit came first.
+ */
+static bool hotplug_settle(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
+{
+	uint64_t end = now_ms() + HOTPLUG_SETTLE_MS;
+	char path[64], buf[16];
+	int r;
+
+	for (;;) {
+		if (s->stop || scxpol_sched_exited(s))
+			return false;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", rec->cpu);
+		r = scxpol_read_file(s->sysfs_root, path, buf, sizeof(buf));
+		/* (no online file: a CPU that cannot be hotplugged that way; nothing to wait for) */
+		if (r < 0 || (unsigned int)atoi(buf) == rec->online)
+			return true;
+		if (now_ms() >= end) {
+			scxpol_log(SCXPOL_LOG_WARN, "%s: cpu %d is not %s %d ms after the "
+				   "event; restarting anyway", s->name, rec->cpu,
+				   rec->online ? "online" : "offline", HOTPLUG_SETTLE_MS);
+			return true;
+		}
+		wait_wake(s, 20);
+		read_hotplug(s, rec);
+	}
+}
+
+/*
+ * Wait until a stop request, the scheduler's exit or a CPU hotplug event
+ * the policy recorded (then, once it completed, *@hotplug says which);
+ * let cgroup rules follow their directories every second, run the
+ * periodic hook every interval.
+ */
+static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro,
+			 struct scxpol_hotplug_record *hotplug)
 {
 	unsigned int interval = OPTS_GET(ro, interval_ms, 0) ?: 1000;
 	scxpol_sched_hook periodic = OPTS_GET(ro, periodic, NULL);
@@ -1000,7 +1058,9 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 	uint64_t next = now_ms() + interval, next_rules = now_ms() + 1000;
 	/* Exit is polled more often than the hook runs: it ends the wait. */
 	int poll_ms = interval < 100 ? (int)interval : 100;
+	struct scxpol_hotplug_record hp;
 
+	memset(hotplug, 0, sizeof(*hotplug));
 	while (!s->stop) {
 		uint64_t t;
 		int r;
@@ -1008,6 +1068,11 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 		wait_wake(s, poll_ms);
 		if (s->stop || scxpol_sched_exited(s))
 			break;
+		if (read_hotplug(s, &hp) && hp.events != s->hotplug_seen) {
+			if (hotplug_settle(s, &hp))
+				*hotplug = hp;
+			break;
+		}
 		t = now_ms();
 		if (t >= next_rules) {
 			next_rules = t + 1000;
@@ -1059,7 +1124,10 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, &old_mask);
 
 	for (;;) {
+		struct scxpol_hotplug_record hp;
 		struct scxpol_exit_info ei;
+		const char *why;
+		char hp_why[64];
 
 		/* stopped before an attach: none just to detach (the caller's is undone below) */
 		if (s->stop && !s->ops_link)
@@ -1068,7 +1136,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		if (r)
 			break;
 		attached_at = now_ms();
-		r = wait_attached(s, ro);
+		r = wait_attached(s, ro, &hp);
 		/* (what the detach takes under a slow host does not count) */
 		ended_at = now_ms();
 		if (!logged && atomic_load(&s->stop_sig)) {
@@ -1084,13 +1152,27 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		}
 		scxpol_log(SCXPOL_LOG_DEBUG, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
 			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
-		asked = ei.restart && !s->stop;
+		/*
+		 * The policy's hotplug callbacks: the kernel left it loaded, the
+		 * library restarts it (unless it stopped on an error meanwhile).
+		 */
+		hp.events = hp.events && ei.kind < 1024 ? hp.events : 0;
+		why = ei.msg;
+		if (hp.events) {
+			snprintf(hp_why, sizeof(hp_why), "cpu %d went %s", hp.cpu,
+				 hp.online ? "online" : "offline");
+			why = hp_why;
+		}
+		asked = (ei.restart || hp.events) && !s->stop;
 		s->restart_refused = asked && OPTS_GET(ro, no_restart, false);
+		if (s->restart_refused)
+			snprintf(s->refused_why, sizeof(s->refused_why), "%s asked for a restart: %s",
+				 hp.events ? "a CPU hotplug" : "the kernel", why);
 		if (asked && !s->restart_refused) {
 			if (max_restarts && s->restarts >= max_restarts) {
-				r = scxpol_err(ELOOP, "%s: kernel asked for restart #%u, over "
-					       "max_restarts (%u): %s", s->name, s->restarts + 1,
-					       max_restarts, ei.msg);
+				r = scxpol_err(ELOOP, "%s: %s restart #%u, over max_restarts (%u): %s",
+					       s->name, hp.events ? "hotplug asked for" :
+					       "kernel asked for", s->restarts + 1, max_restarts, why);
 				break;
 			}
 			quick = ended_at - attached_at < RESTART_QUICK_MS ? quick + 1 : 0;
@@ -1098,11 +1180,10 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 			if (delay)
 				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u) in %u ms (quick "
 					   "restart %u in a row: asked within %u ms of the attach): %s",
-					   s->name, s->restarts + 1, delay, quick, RESTART_QUICK_MS,
-					   ei.msg);
+					   s->name, s->restarts + 1, delay, quick, RESTART_QUICK_MS, why);
 			else
 				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u): %s", s->name,
-					   s->restarts + 1, ei.msg);
+					   s->restarts + 1, why);
 			/* a stop during the wait: no restart to count or reload */
 			if (delay && backoff(s, delay))
 				break;

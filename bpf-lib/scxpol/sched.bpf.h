@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Lifecycle support on the BPF side: the exit record userspace reads to learn
- * why the scheduler stopped (see include/scxpol/sched.h). Every policy calls
- * scxpol_exit_record() from its ops.exit callback.
+ * why the scheduler stopped (see include/scxpol/sched.h), and CPU hotplug.
+ * Every policy calls scxpol_exit_record() from its ops.exit callback.
+ *
+ * A policy without ops.cpu_online/ops.cpu_offline is unloaded by the kernel
+ * at every CPU hotplug event, in the middle of that event, and
+ * scxpol_sched_run() then reloads it; that unload, while the CPU is being
+ * taken down, has left a task on the dying CPU (6.12). A policy whose callbacks call
+ * scxpol_sched_cpu_online()/scxpol_sched_cpu_offline() stays loaded through
+ * the event (the kernel moves the dying CPU's tasks off it itself), and
+ * scxpol_sched_run() restarts it, re-planned for the new CPU set, once the
+ * event has completed.
  */
 #ifndef SCXPOL_SCHED_BPF_H
 #define SCXPOL_SCHED_BPF_H
@@ -16,6 +25,38 @@ struct {
 	__type(key, u32);
 	__type(value, struct scxpol_exit_record);
 } scxpol_exit SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_hotplug_record);
+} scxpol_hotplug SEC(".maps");
+
+static __always_inline void scxpol_sched__hotplug(s32 cpu, u32 online)
+{
+	u32 zero = 0;
+	struct scxpol_hotplug_record *r = bpf_map_lookup_elem(&scxpol_hotplug, &zero);
+
+	if (!r)
+		return;
+	r->cpu = cpu;
+	r->online = online;
+	/* events last: userspace reads cpu and online once it changed */
+	__sync_fetch_and_add(&r->events, 1);
+}
+
+/* Call from ops.cpu_online: userspace restarts the policy once @cpu is up. */
+static __always_inline void scxpol_sched_cpu_online(s32 cpu)
+{
+	scxpol_sched__hotplug(cpu, 1);
+}
+
+/* Call from ops.cpu_offline: userspace restarts the policy once @cpu is down. */
+static __always_inline void scxpol_sched_cpu_offline(s32 cpu)
+{
+	scxpol_sched__hotplug(cpu, 0);
+}
 
 /* 6.18+ says which CPU triggered the exit; older kernels lack the field. */
 struct scx_exit_info___cpu {

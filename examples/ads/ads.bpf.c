@@ -272,6 +272,17 @@ void SCXPOL_OPS(ads_exit, struct scx_exit_info *ei)
 	scxpol_exit_record(ei);
 }
 
+/* Stay loaded through CPU hotplug: the loader restarts the policy after it. */
+void SCXPOL_OPS(ads_cpu_online, s32 cpu)
+{
+	scxpol_sched_cpu_online(cpu);
+}
+
+void SCXPOL_OPS(ads_cpu_offline, s32 cpu)
+{
+	scxpol_sched_cpu_offline(cpu);
+}
+
 SCXPOL_OPS_DEFINE(ads_ops,
 	.select_cpu = (void *)ads_select_cpu,
 	.enqueue = (void *)ads_enqueue,
@@ -286,4 +297,6 @@ SCXPOL_OPS_DEFINE(ads_ops,
 	.cgroup_exit = (void *)ads_cgroup_exit,
 	.init = (void *)ads_init,
 	.exit = (void *)ads_exit,
+	.cpu_online = (void *)ads_cpu_online,
+	.cpu_offline = (void *)ads_cpu_offline,
 	.name = "ads");

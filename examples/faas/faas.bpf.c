@@ -146,6 +146,17 @@ void SCXPOL_OPS(faas_exit, struct scx_exit_info *ei)
 	scxpol_exit_record(ei);
 }
 
+/* Stay loaded through CPU hotplug: the loader restarts the policy after it. */
+void SCXPOL_OPS(faas_cpu_online, s32 cpu)
+{
+	scxpol_sched_cpu_online(cpu);
+}
+
+void SCXPOL_OPS(faas_cpu_offline, s32 cpu)
+{
+	scxpol_sched_cpu_offline(cpu);
+}
+
 SCXPOL_OPS_DEFINE(faas_ops,
 	.select_cpu = (void *)faas_select_cpu,
 	.enqueue = (void *)faas_enqueue,
@@ -159,4 +170,6 @@ SCXPOL_OPS_DEFINE(faas_ops,
 	.cgroup_exit = (void *)faas_cgroup_exit,
 	.init = (void *)faas_init,
 	.exit = (void *)faas_exit,
+	.cpu_online = (void *)faas_cpu_online,
+	.cpu_offline = (void *)faas_cpu_offline,
 	.name = "faas");

@@ -4,8 +4,8 @@
  * scheduling domains over the online CPUs, publishes them, sizes the
  * cgroup -> domain hint maps a control plane writes (faas-replay --sink
  * pinned), serves stats, and runs until SIGINT/SIGTERM. After a CPU
- * hotplug the kernel asks for a restart: the library reopens the policy,
- * and the configure hook plans the domains again over the new topology.
+ * hotplug the library restarts the policy: it reopens it, and the
+ * configure hook plans the domains again over the new topology.
  */
 #include <errno.h>
 #include <stdio.h>

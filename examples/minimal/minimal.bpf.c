@@ -74,6 +74,17 @@ void SCXPOL_OPS(minimal_exit, struct scx_exit_info *ei)
 	scxpol_exit_record(ei);
 }
 
+/* Stay loaded through CPU hotplug: the loader restarts the policy after it. */
+void SCXPOL_OPS(minimal_cpu_online, s32 cpu)
+{
+	scxpol_sched_cpu_online(cpu);
+}
+
+void SCXPOL_OPS(minimal_cpu_offline, s32 cpu)
+{
+	scxpol_sched_cpu_offline(cpu);
+}
+
 SCXPOL_OPS_DEFINE(minimal_ops,
 	.select_cpu = (void *)minimal_select_cpu,
 	.enqueue = (void *)minimal_enqueue,
@@ -84,4 +95,6 @@ SCXPOL_OPS_DEFINE(minimal_ops,
 	.init_task = (void *)minimal_init_task,
 	.init = (void *)minimal_init,
 	.exit = (void *)minimal_exit,
+	.cpu_online = (void *)minimal_cpu_online,
+	.cpu_offline = (void *)minimal_cpu_offline,
 	.name = "minimal");

@@ -7,12 +7,15 @@
  *
  *   open skeleton -> configure hook -> load (verifier) -> loaded hook ->
  *   attach -> run loop (signals, periodic hook, exit detection) -> detach ->
- *   exit reason -> restart from "open" when the kernel asks for it (CPU
- *   hotplug), keeping pinned maps.
+ *   exit reason -> restart from "open" when the kernel asks for it, or
+ *   after a CPU hotplug event, keeping pinned maps.
  *
  * The BPF side must call scxpol_exit_record() from its ops.exit callback
  * (bpf-lib/scxpol/sched.bpf.h); that is how the library learns why the
- * scheduler stopped.
+ * scheduler stopped. Its ops.cpu_online/ops.cpu_offline should call
+ * scxpol_sched_cpu_online()/_offline(): the policy then stays loaded
+ * through a hotplug event and the run loop restarts it once the event has
+ * completed, instead of the kernel unloading it in the middle of it.
  */
 #ifndef SCXPOL_SCHED_H
 #define SCXPOL_SCHED_H
@@ -157,7 +160,7 @@ struct scxpol_run_opts {
 	/* Called every interval while attached; an error stops the run. */
 	scxpol_sched_hook periodic;
 	void *ctx;
-	/* Restart when the kernel asks (hotplug); on by default. */
+	/* Restart when the kernel asks, or after hotplug; on by default. */
 	bool no_restart;
 	/* Give up after this many restarts (0: no limit). */
 	unsigned int max_restarts;
@@ -168,7 +171,10 @@ struct scxpol_run_opts {
  * scxpol_sched_run - load and attach if needed, then wait for SIGINT,
  * SIGTERM or the scheduler's exit, calling scxpol_match_refresh() every
  * second and the periodic hook every interval; detach; restart
- * when the kernel asks. A restart asked within 2 s of its attach waits
+ * when the kernel asks, or once a CPU hotplug event the policy recorded
+ * (scxpol_sched_cpu_online()/_offline()) has completed: its CPU's
+ * /sys/devices/system/cpu/cpuN/online says so, or 10 s passed (a warning).
+ * A restart asked within 2 s of its attach waits
  * 100 ms before the reload, doubled for each such restart in a row up to
  * 5 s (a stop ends the wait), so that a policy asking again at once does
  * not run the verifier in a loop. Returns 0 after a signal or an orderly unregister,

@@ -9,7 +9,10 @@
  * to the user counter "importance_sum". Pool hints are checked against the
  * limits but do not change placement; the loader may publish a pool plan
  * (--pool-plan), which only the stats report. On request (SIGUSR1 to the loader) it
- * asks the library to restart it, as the kernel does after CPU hotplug.
+ * asks the library to restart it, as the kernel does at a CPU hotplug for a
+ * policy without ops.cpu_online/offline.
+ * With --offline-event CPU, its first dispatch records CPU going offline,
+ * as ops.cpu_offline does, while the CPU stays online.
  */
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
@@ -29,8 +32,10 @@ enum { U_IMPORTANCE_SUM, U_CLASS_PLACED };
 
 const volatile u64 slice_ns = 5000000;
 const volatile u32 nr_cpus = 1;
-/* set by the loader on SIGUSR1: ask for a restart, as a CPU hotplug does */
+/* set by the loader on SIGUSR1: ask for a restart, as the kernel does on hotplug */
 volatile u32 restart_req;
+/* set by the loader (--offline-event): 1 + the CPU to record going offline */
+volatile u32 offline_event;
 
 static struct scxpol_vclock vclock;
 
@@ -82,6 +87,10 @@ void SCXPOL_OPS(hintpol_dispatch, s32 cpu, struct task_struct *prev)
 	if (restart_req) {
 		restart_req = 0;
 		scxpol_exit(SCXPOL_ECODE_ACT_RESTART, "restart requested by the loader");
+	}
+	if (offline_event) {
+		scxpol_sched_cpu_offline((s32)offline_event - 1);
+		offline_event = 0;
 	}
 	if (cpu >= 0 && cpu < HINTPOL_MAX_CPUS && scxpol_dsq_move_to_local(SCXPOL_DSQ_USER(cpu)))
 		scxpol_stat_inc(SCXPOL_STAT_DISPATCH_POOL);

@@ -3,8 +3,9 @@
  * hintpol: loader of the hint test policy (hintpol.bpf.c). Sets the hint
  * limits (classes = CPUs), reports the hints it finds pinned, serves stats
  * on a socket, and runs until SIGINT/SIGTERM. SIGUSR1 asks for a restart
- * (as a CPU hotplug does), SIGUSR2 publishes the --resize plan;
- * --restart-at-load N has the first N loads ask for one at once.
+ * (as the kernel does for a CPU hotplug), SIGUSR2 publishes the --resize plan;
+ * --restart-at-load N has the first N loads ask for one at once, and
+ * --offline-event CPU the first load record a hotplug event.
  */
 #include <errno.h>
 #include <signal.h>
@@ -33,6 +34,7 @@ struct opts {
 	struct scxpol_pool_plan *plan; /* --pool-plan, or NULL */
 	struct scxpol_pool_plan *resize; /* --resize, or NULL */
 	unsigned int restart_loads; /* --restart-at-load: loads left that ask */
+	int offline_event;	    /* --offline-event: the CPU, or -1; the first load only */
 };
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
@@ -45,6 +47,10 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	if (o->restart_loads) {
 		o->restart_loads--;
 		h->bss->restart_req = 1;
+	}
+	if (o->offline_event >= 0) {
+		h->bss->offline_event = (unsigned int)o->offline_event + 1;
+		o->offline_event = -1;
 	}
 	if (o->plan) {
 		int r = scxpol_pool_setup(s, scxpol_pool_plan_nr_pools(o->plan));
@@ -132,12 +138,15 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                       as many pools)\n"
 		   "  --max-importance N   importance accepted: 0..N (default 7)\n"
 		   "  --slots N            thread slots (default: pinned size or 1024)\n"
-		   "  --restart-at-load N  the first N loads ask for a restart at once\n");
+		   "  --restart-at-load N  the first N loads ask for a restart at once\n"
+		   "  --offline-event CPU  the first load records CPU going offline (as\n"
+		   "                       ops.cpu_offline does) while it stays online\n");
 	scxpol_cli_usage(c, f);
-	fprintf(f, "SIGUSR1 makes the BPF side ask for a restart, as a CPU hotplug does.\n");
+	fprintf(f, "SIGUSR1 makes the BPF side ask for a restart, as the kernel does for a\n"
+		   "CPU hotplug when a policy has no ops.cpu_online/offline.\n");
 }
 
-/* --pools, --max-importance, --slots, --restart-at-load: a number in 0..@max into *@out */
+/* the numeric options: a number in 0..@max into *@out */
 static int parse_limit(const char *opt, const char *arg, unsigned int max, unsigned int *out)
 {
 	unsigned long long v;
@@ -175,6 +184,15 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 		if (parse_limit("--restart-at-load", arg, 1000, &o->restart_loads))
 			return scxpol_cli_usage_error(c);
 		break;
+	case 'o': {
+		unsigned int cpu;
+
+		/* (the possible CPUs are counted after the options) */
+		if (parse_limit("--offline-event", arg, 65535, &cpu))
+			return scxpol_cli_usage_error(c);
+		o->offline_event = (int)cpu;
+		break;
+	}
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
@@ -188,9 +206,11 @@ int main(int argc, char **argv)
 		{ "max-importance", required_argument, NULL, 'i' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "restart-at-load", required_argument, NULL, 'r' },
+		{ "offline-event", required_argument, NULL, 'o' },
 		{ 0 },
 	};
-	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 } };
+	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 },
+			  .offline_event = -1 };
 	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = user_names, .nr_user = 2);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "hintpol", .usage = usage, .stats = &so,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
@@ -212,6 +232,11 @@ int main(int argc, char **argv)
 	}
 	o.nr_cpus = (unsigned int)ncpu;
 	o.lim.nr_classes = o.nr_cpus;
+	if (o.offline_event >= ncpu) {
+		fprintf(stderr, "hintpol: --offline-event %d: there are %d possible CPUs\n",
+			o.offline_event, ncpu);
+		return 2;
+	}
 	if (o.plan_text) {
 		topo = scxpol_topo_load(NULL);
 		if (!topo ||

@@ -281,8 +281,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	"                       maps and read the stats socket (mode 0660)\n"        \
 	"  --load-only          load through the verifier, then exit\n"              \
 	"  --verifier-stats     print each program's verified instructions\n"       \
-	"  --max-restarts N     give up after N restarts the kernel asks for\n"    \
-	"                       (CPU hotplug); 0: none (default: no limit)\n"      \
+	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
+	"                       asks); 0: none (default: no limit)\n"      \
 	"  -v, --verbose        verbose (library and libbpf messages)\n"             \
 	"  -h, --help           this text\n"                                         \
 	"Notes.\n"
@@ -296,8 +296,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	"  --verifier-stats     print each program's verified instructions\n"
 #define USAGE_LOAD                                                                   \
 	USAGE_LOAD_OLD                                                               \
-	"  --max-restarts N     give up after N restarts the kernel asks for\n"    \
-	"                       (CPU hotplug); 0: none (default: no limit)\n"      \
+	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
+	"                       asks); 0: none (default: no limit)\n"      \
 	USAGE_VH
 
 /* The program's own options: -s/--slice-us, --version, and --fast (a flag entry). */

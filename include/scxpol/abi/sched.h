@@ -30,4 +30,16 @@ struct scxpol_exit_record {
 	__s32 exit_cpu; /* -1 where the kernel does not say */
 };
 
+/*
+ * CPU hotplug events a policy's ops.cpu_online/ops.cpu_offline recorded
+ * (scxpol_sched_cpu_online()/_offline() in <scxpol/sched.bpf.h>).
+ * scxpol_sched_run() restarts the policy once the last event's CPU has got
+ * where it was going. @cpu and @online are written first, @events last.
+ */
+struct scxpol_hotplug_record {
+	__u64 events;  /* since the load */
+	__s32 cpu;     /* the last event's CPU */
+	__u32 online;  /* 1: that CPU came online; 0: it went offline */
+};
+
 #endif

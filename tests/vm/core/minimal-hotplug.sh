@@ -1,5 +1,6 @@
-# CPU hotplug while the minimal policy runs: the kernel asks for a restart,
-# the library restarts the policy by itself, and it stays attached.
+# CPU hotplug while the minimal policy runs: its ops.cpu_offline/online keep
+# it loaded through the event, the library restarts it by itself once the
+# event completed (not the kernel during it), and it stays attached.
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 cpu=/sys/devices/system/cpu/cpu$(($(nproc) - 1))/online
 [ -w "$cpu" ] || fail "cannot offline CPUs here ($cpu)"
@@ -15,7 +16,8 @@ for ((i = 0; i < 300; i++)); do
 done
 assert_attached minimal
 [ "$(cat $SCX/enable_seq)" -gt "$seq0" ] || fail "no re-enable after offlining a CPU: $(cat /tmp/minimal.log)"
-grep -q 'restarting (#1)' /tmp/minimal.log || fail "loader did not log a restart: $(cat /tmp/minimal.log)"
+grep -q "restarting (#1).*: cpu ${cpu//[^0-9]/} went offline\$" /tmp/minimal.log ||
+	fail "loader did not log a restart for the offline CPU: $(cat /tmp/minimal.log)"
 "$PROBE" spin 1 >/tmp/spin.out
 note "after offline: $(cat /tmp/spin.out)"
 seq1=$(cat $SCX/enable_seq)
@@ -25,7 +27,10 @@ for ((i = 0; i < 300; i++)); do
 	sleep 0.1
 done
 assert_attached minimal
-grep -q 'restarting (#2)' /tmp/minimal.log || fail "no restart after onlining: $(cat /tmp/minimal.log)"
+grep -q "restarting (#2).*: cpu ${cpu//[^0-9]/} went online\$" /tmp/minimal.log ||
+	fail "no restart after onlining: $(cat /tmp/minimal.log)"
+! grep -q "exiting scheduler" /tmp/minimal.log ||
+	fail "the kernel unloaded the policy during an event: $(cat /tmp/minimal.log)"
 kill -0 "$POLICY_PID" || fail "loader died"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0

@@ -1,4 +1,4 @@
-# CPU hotplug: the kernel asks for a restart and the loader plans its
+# CPU hotplug: the library restarts the policy after the event and it plans its
 # domains again over the new topology (the configure and loaded hooks run
 # again): with 2 domains, offlining the last CPU shrinks d1, onlining it
 # restores the first plan, and the stats follow. With one domain per CPU,

@@ -33,7 +33,7 @@ expect_eq "state after the loader gave up" "$(scx_state)" disabled
 
 run_hintpol --restart-at-load 1 --max-restarts 0
 expect_eq "exit status at a restart with --max-restarts 0" "$STATUS" 1
-logged "error: hintpol: kernel asked for a restart, and --max-restarts is 0: $ASKED"
+logged "error: hintpol: the kernel asked for a restart: $ASKED (--max-restarts is 0)"
 grep -q restarting /tmp/hintpol.log && fail "restarted with --max-restarts 0: $(cat /tmp/hintpol.log)"
 expect_eq "loads" "$(loads)" 1
 expect_eq "state after the loader gave up" "$(scx_state)" disabled

@@ -1,9 +1,11 @@
 # CPU hotplug under the mixed workload, for each policy: cycles of offlining
 # then onlining a CPU (never CPU 0, a different one each time while there
 # are): 2 at CI's 10 s, SCXPOL_STRESS_SECS / 6 for longer runs (10 in a
-# soak), or SCXPOL_STRESS_HOTPLUG_CYCLES. Every hotplug makes the kernel ask
-# for a restart; the loader restarts the policy by itself (enable_seq
-# advances, it logs "restarting (#N)") and the policy is attached again.
+# soak), or SCXPOL_STRESS_HOTPLUG_CYCLES. The policy's ops.cpu_online/
+# ops.cpu_offline keep it loaded through each event; once the event has
+# completed, the loader restarts it by itself (enable_seq advances, it logs
+# "restarting (#N) ...: cpu N went offline") and it is attached again,
+# re-planned; the kernel never unloads it for the event.
 # After each step no runnable task is left on an offline CPU and every worker
 # progresses; at the end every worker finished and the policy detaches
 # cleanly. (Each restart loads the policy again, libbpf's relocations and
@@ -47,8 +49,15 @@ step() {
 	# (as it goes: a test that times out shows how far it got)
 	note "$P_NAME: $1 online=$2: re-attached after $((SECONDS - t0)) s"
 	restarts=$((restarts + 1))
-	grep -q "restarting (#$restarts)" "$P_LOG" ||
-		fail "$P_NAME: no 'restarting (#$restarts)' after $1 online=$2: $(cat "$P_LOG")"
+	# the policy's ops.cpu_online/offline kept it loaded through the event
+	# and the library restarted it after (not the kernel's unload during it)
+	local went=offline
+	[ "$2" = 1 ] && went=online
+	grep -q "restarting (#$restarts).*: cpu ${1#cpu} went $went\$" "$P_LOG" ||
+		fail "$P_NAME: no 'restarting (#$restarts) ...: cpu ${1#cpu} went $went' after" \
+			"$1 online=$2: $(cat "$P_LOG")"
+	! grep -q "exiting scheduler" "$P_LOG" ||
+		fail "$P_NAME: the kernel unloaded the policy at $1 online=$2: $(cat "$P_LOG")"
 	assert_placed "after $1 online=$2"
 	kv RUNNABLE runnable "$SNAP"
 	nap "$gap"
