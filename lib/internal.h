@@ -184,6 +184,15 @@ SCXPOL_HIDDEN struct bpf_object *scxpol_sched_lock(struct scxpol_sched *s);
  */
 SCXPOL_HIDDEN const char *scxpol_sched_restart_refused(const struct scxpol_sched *s);
 SCXPOL_HIDDEN void scxpol_sched_unlock(struct scxpol_sched *s);
+/*
+ * Whether a CPU hotplug operation is under way under @root (NULL: /): @cpu
+ * (if >= 0) is not yet @online or offline by its sysfs online file, or some
+ * present CPU's hotplug/state is not its hotplug/target. 1: under way; 0:
+ * none; a negative errno, with a message naming the file, when a file
+ * cannot be read or makes no sense (a missing one counts as nothing to
+ * wait for).
+ */
+SCXPOL_HIDDEN int scxpol_sched_hotplug_busy(const char *root, int cpu, bool online);
 
 struct stat;
 struct scxpol_stats_opts;

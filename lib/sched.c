@@ -19,13 +19,16 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "scxpol/cpuset.h"
 #include "scxpol/match.h"
 #include "scxpol/abi/sched.h"
 #include "scxpol/sched.h"
 #include "scxpol/skel.h"
+#include "scxpol/topology.h"
 
 #define EXIT_MAP "scxpol_exit"
 #define HOTPLUG_MAP "scxpol_hotplug"
+#define EXIT_KIND_UNREG 64 /* SCX_EXIT_UNREG: the loader's own detach */
 #define PIN_BASE SCXPOL_PIN_BASE
 
 struct scxpol_sched {
@@ -368,12 +371,26 @@ static int hook_failed(const struct scxpol_sched *s, const char *hook, int r)
 	return r;
 }
 
+static int read_hotplug_seq(struct scxpol_sched *s, unsigned long long *seq)
+{
+	char buf[64];
+	int r;
+
+	r = scxpol_read_file(s->sysfs_root, "/sys/kernel/sched_ext/hotplug_seq", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	*seq = strtoull(buf, NULL, 10);
+	return 0;
+}
+
 /* Open the skeleton, learn the policy name, run the configure hook. */
 static int open_skeleton(struct scxpol_sched *s)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	unsigned long long seq;
 	const char *name;
-	size_t len;
+	__u64 *hp;
+	size_t len, sz;
 	int r;
 
 	if (s->btf_path[0])
@@ -403,6 +420,14 @@ static int open_skeleton(struct scxpol_sched *s)
 		return scxpol_err(EINVAL, "%s: the BPF object has no '" EXIT_MAP "' map; include "
 				  "<scxpol/sched.bpf.h> and call scxpol_exit_record() in ops.exit",
 				  s->name);
+	/*
+	 * A hotplug event that starts after this makes the kernel refuse the
+	 * attach with a restart: the configure hook's topology is never stale
+	 * unnoticed.
+	 */
+	hp = ops_field(s, "hotplug_seq", &sz);
+	if (hp && sz == sizeof(*hp) && !read_hotplug_seq(s, &seq))
+		*hp = seq;
 	if (s->opts.configure) {
 		scxpol_err_clear();
 		r = s->opts.configure(s, s->skel, s->opts.ctx);
@@ -492,25 +517,10 @@ struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 	return s;
 }
 
-static int read_hotplug_seq(struct scxpol_sched *s, unsigned long long *seq)
-{
-	char buf[64];
-	int r;
-
-	r = scxpol_read_file(s->sysfs_root, "/sys/kernel/sched_ext/hotplug_seq", buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	*seq = strtoull(buf, NULL, 10);
-	return 0;
-}
-
 int scxpol_sched_load(struct scxpol_sched *s)
 {
 	SCXPOL_NONNULL(s, "scheduler");
 	char state[64];
-	unsigned long long seq;
-	__u64 *hp;
-	size_t sz;
 	int r, i;
 
 	scxpol_err_clear();
@@ -528,10 +538,6 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	r = scxpol_sched_state(s->sysfs_root, state, sizeof(state), NULL, 0);
 	if (r)
 		return r;
-	/* A hotplug between here and attach makes the kernel refuse with a restart. */
-	hp = ops_field(s, "hotplug_seq", &sz);
-	if (hp && sz == sizeof(*hp) && !read_hotplug_seq(s, &seq))
-		*hp = seq;
 	if (s->pin_root[0] && bpf_object__find_map_by_name(s->obj, EXIT_MAP)) {
 		struct bpf_map *map;
 
@@ -614,11 +620,10 @@ static void drop_links(struct scxpol_sched *s, size_t from)
 }
 
 /*
- * Zero the exit record (map entry and copy) before attaching: ops.exit
- * writes it only when this run ends, and a record left from the previous
- * run would make the new one look exited at once.
+ * The policy's hotplug record (<scxpol/abi/sched.h>; its layout is checked
+ * at attach); false if it has none. A copy may be caught between an
+ * event's stores: hotplug_settle() takes one only once the next poll's agrees.
  */
-/* The policy's hotplug record (<scxpol/abi/sched.h>); false if it has none. */
 static bool read_hotplug(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, HOTPLUG_MAP);
@@ -627,6 +632,26 @@ static bool read_hotplug(struct scxpol_sched *s, struct scxpol_hotplug_record *r
 	return map && !bpf_map__lookup_elem(map, &zero, sizeof(zero), rec, sizeof(*rec), 0);
 }
 
+/* A hotplug map of another layout would leave hotplug events unseen: refuse it. */
+static int check_hotplug_map(struct scxpol_sched *s)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, HOTPLUG_MAP);
+
+	if (map && (bpf_map__value_size(map) != sizeof(struct scxpol_hotplug_record) ||
+		    bpf_map__max_entries(map) != 1))
+		return scxpol_err(EINVAL, "%s: map '" HOTPLUG_MAP "' holds %u entries of %u bytes, "
+				  "not 1 of %zu: the BPF side was built with another "
+				  "<scxpol/sched.bpf.h> than this library's", s->name,
+				  bpf_map__max_entries(map), bpf_map__value_size(map),
+				  sizeof(struct scxpol_hotplug_record));
+	return 0;
+}
+
+/*
+ * Zero the exit record (map entry and copy) before attaching: ops.exit
+ * writes it only when this run ends, and a record left from the previous
+ * run would make the new one look exited at once.
+ */
 static int reset_exit_record(struct scxpol_sched *s)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, EXIT_MAP);
@@ -669,6 +694,8 @@ int scxpol_sched_attach(struct scxpol_sched *s)
 		return scxpol_err(EBUSY, "%s: cannot attach: another sched_ext scheduler is "
 				  "attached (state '%s', root/ops '%s')", s->name, state, ops);
 	r = reset_exit_record(s);
+	if (!r)
+		r = check_hotplug_map(s);
 	if (r)
 		return r;
 	first_link = s->nr_links;
@@ -1003,43 +1030,107 @@ static bool backoff(struct scxpol_sched *s, unsigned int ms)
 	return s->stop;
 }
 
-/*
- * How long a restart waits for the CPU of a hotplug event to get where it
- * was going. Taking a CPU down goes on after ops.cpu_offline (its tasks are
- * pushed off, then it dies); the restart unloads the policy only after, so
- * that the two never overlap (sched_ext's unload while a CPU dies is the
- * path the callbacks avoid: <scxpol/sched.bpf.h>).
- */
-#define HOTPLUG_SETTLE_MS 10000
+int scxpol_sched_hotplug_busy(const char *root, int cpu, bool online)
+{
+	struct scxpol_cpuset *present = NULL;
+	char path[96], state[32], target[32], list[4096];
+	int r, c = -1;
+
+	if (cpu >= 0) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+		r = scxpol_read_file(root, path, state, sizeof(state));
+		if (r >= 0 && strcmp(state, "0") && strcmp(state, "1"))
+			return scxpol_err(EINVAL, "%s%s: '%s', not 0 or 1", root ? root : "", path,
+					  state);
+		if (r >= 0 && (state[0] == '1') != online)
+			return 1;
+		if (r < 0 && r != -ENOENT)
+			return scxpol_err(-r, "%s%s: %s", root ? root : "", path, strerror(-r));
+	}
+	r = scxpol_read_file(root, "/sys/devices/system/cpu/present", list, sizeof(list));
+	if (r < 0)
+		return scxpol_err(-r, "%s/sys/devices/system/cpu/present: %s", root ? root : "",
+				  strerror(-r));
+	r = scxpol_cpuset_parse(list, SCXPOL_TOPO_MAX_CPUS, &present);
+	if (r) {
+		snprintf(list, sizeof(list), "%s", scxpol_last_error());
+		return scxpol_err(-r, "%s/sys/devices/system/cpu/present: %s", root ? root : "",
+				  list);
+	}
+	while ((c = scxpol_cpuset_next(present, c)) >= 0) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/hotplug/state", c);
+		if (scxpol_read_file(root, path, state, sizeof(state)) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/hotplug/target", c);
+		if (scxpol_read_file(root, path, target, sizeof(target)) >= 0 &&
+		    strcmp(state, target)) {
+			r = 1;
+			break;
+		}
+	}
+	scxpol_cpuset_free(present);
+	return r;
+}
 
 /*
- * Wait until the CPU of the last event in @rec is online or offline as the
- * event said (its sysfs online file, which changes when the operation has
- * completed), following later events; false if a stop or the scheduler's
- * exit came first.
+ * How long a restart waits for a hotplug event to complete. Taking a CPU
+ * down goes on after ops.cpu_offline (its tasks are pushed off, then it
+ * dies); unloading the policy while it does is what the callbacks avoid
+ * (<scxpol/sched.bpf.h>). An event that starts after the wait ended and
+ * before the detach completed can still overlap it.
+ */
+#define HOTPLUG_SETTLE_MS 10000
+#define HOTPLUG_POLL_MS 20
+
+/*
+ * Wait until no CPU hotplug operation is under way
+ * (scxpol_sched_hotplug_busy()) on two polls in a row, in which @rec (if
+ * not NULL) stayed the same: no new event, and a copy whose stores were
+ * all seen, whose CPU then got where it was going. Up to
+ * HOTPLUG_SETTLE_MS, then a warning; false if a stop or the scheduler's
+ * exit (if @rec: the policy's hotplug event is being waited for) came first.
  */
 static bool hotplug_settle(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
 {
 	uint64_t end = now_ms() + HOTPLUG_SETTLE_MS;
-	char path[64], buf[16];
+	struct scxpol_hotplug_record prev = { 0 };
+	bool quiet = false, warned = false;
 	int r;
 
+	if (rec)
+		prev = *rec;
 	for (;;) {
-		if (s->stop || scxpol_sched_exited(s))
+		wait_wake(s, HOTPLUG_POLL_MS);
+		if (s->stop || (rec && scxpol_sched_exited(s)))
 			return false;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", rec->cpu);
-		r = scxpol_read_file(s->sysfs_root, path, buf, sizeof(buf));
-		/* (no online file: a CPU that cannot be hotplugged that way; nothing to wait for) */
-		if (r < 0 || (unsigned int)atoi(buf) == rec->online)
+		if (rec)
+			read_hotplug(s, rec);
+		r = scxpol_sched_hotplug_busy(s->sysfs_root, rec ? rec->cpu : -1,
+					      rec && rec->online);
+		if (r < 0 && !warned) {
+			scxpol_log(SCXPOL_LOG_WARN, "%s: cannot tell whether a CPU hotplug "
+				   "operation is under way: %s", s->name, scxpol_last_error());
+			warned = true;
+		}
+		if (r > 0 || (rec && memcmp(rec, &prev, sizeof(prev))))
+			quiet = false;
+		else if (quiet)
 			return true;
+		else
+			quiet = true;
+		if (rec)
+			prev = *rec;
 		if (now_ms() >= end) {
-			scxpol_log(SCXPOL_LOG_WARN, "%s: cpu %d is not %s %d ms after the "
-				   "event; restarting anyway", s->name, rec->cpu,
-				   rec->online ? "online" : "offline", HOTPLUG_SETTLE_MS);
+			if (rec)
+				scxpol_log(SCXPOL_LOG_WARN, "%s: cpu %d is not %s %d ms after "
+					   "its hotplug event; going on", s->name, rec->cpu,
+					   rec->online ? "online" : "offline", HOTPLUG_SETTLE_MS);
+			else
+				scxpol_log(SCXPOL_LOG_WARN, "%s: a CPU hotplug operation is still "
+					   "under way after %d ms; going on", s->name,
+					   HOTPLUG_SETTLE_MS);
 			return true;
 		}
-		wait_wake(s, 20);
-		read_hotplug(s, rec);
 	}
 }
 
@@ -1154,9 +1245,9 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
 		/*
 		 * The policy's hotplug callbacks: the kernel left it loaded, the
-		 * library restarts it (unless it stopped on an error meanwhile).
+		 * library restarts it (if it was the library's detach that ended it).
 		 */
-		hp.events = hp.events && ei.kind < 1024 ? hp.events : 0;
+		hp.events = ei.kind == EXIT_KIND_UNREG ? hp.events : 0;
 		why = ei.msg;
 		if (hp.events) {
 			snprintf(hp_why, sizeof(hp_why), "cpu %d went %s", hp.cpu,
@@ -1186,6 +1277,9 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 					   s->restarts + 1, why);
 			/* a stop during the wait: no restart to count or reload */
 			if (delay && backoff(s, delay))
+				break;
+			/* the new plan reads the topology: not halfway through an event */
+			if (!hotplug_settle(s, NULL))
 				break;
 			s->restarts++;
 			close_object(s);

@@ -157,7 +157,8 @@ struct scxpol_run_opts {
 	size_t sz;
 	/* Period of the periodic hook in ms (default 1000). */
 	unsigned int interval_ms;
-	/* Called every interval while attached; an error stops the run. */
+	/* Called every interval while attached (not while a CPU hotplug
+	 * event's restart waits for it to complete); an error stops the run. */
 	scxpol_sched_hook periodic;
 	void *ctx;
 	/* Restart when the kernel asks, or after hotplug; on by default. */

@@ -446,6 +446,51 @@ static void test_pin_dir_mode(void **state)
 	assert_int_equal(scxpol_pin_dir_mode(0666), 0711);
 }
 
+/*
+ * When the run loop takes a CPU hotplug event as completed: the event's CPU
+ * online file reads what the event said, and no CPU's hotplug state is
+ * short of its target; unreadable or odd files are errors naming them.
+ */
+static void test_hotplug_busy(void **state)
+{
+	char path[512];
+
+	(void)state;
+	write_file("/sys/devices/system/cpu/present", "0-2\n");
+	write_file("/sys/devices/system/cpu/cpu1/online", "1\n");
+	/* cpu0: no online file, as on x86; cpu2: no hotplug directory */
+	write_file("/sys/devices/system/cpu/cpu0/hotplug/state", "235\n");
+	write_file("/sys/devices/system/cpu/cpu0/hotplug/target", "235\n");
+	write_file("/sys/devices/system/cpu/cpu1/hotplug/state", "235\n");
+	write_file("/sys/devices/system/cpu/cpu1/hotplug/target", "235\n");
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 1, true), 0);
+	assert_int_equal(scxpol_sched_hotplug_busy(root, -1, false), 0);
+	/* an offline event whose CPU is still online */
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 1, false), 1);
+	/* a CPU without an online file has nothing to wait for */
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 0, false), 0);
+	/* cpu1 on its way down: its online file changes only at the end */
+	write_file("/sys/devices/system/cpu/cpu1/hotplug/target", "0\n");
+	write_file("/sys/devices/system/cpu/cpu1/hotplug/state", "120\n");
+	assert_int_equal(scxpol_sched_hotplug_busy(root, -1, false), 1);
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 0, false), 1);
+	write_file("/sys/devices/system/cpu/cpu1/hotplug/state", "0\n");
+	write_file("/sys/devices/system/cpu/cpu1/online", "0\n");
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 1, false), 0);
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 1, true), 1);
+
+	write_file("/sys/devices/system/cpu/cpu1/online", "yes\n");
+	assert_int_equal(scxpol_sched_hotplug_busy(root, 1, false), -EINVAL);
+	assert_non_null(strstr(scxpol_last_error(), "/sys/devices/system/cpu/cpu1/online: 'yes', not 0 or 1"));
+	write_file("/sys/devices/system/cpu/present", "0-x\n");
+	assert_int_equal(scxpol_sched_hotplug_busy(root, -1, false), -EINVAL);
+	assert_non_null(strstr(scxpol_last_error(), "/sys/devices/system/cpu/present: cpu list \"0-x\""));
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/present", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(scxpol_sched_hotplug_busy(root, -1, false), -ENOENT);
+	assert_non_null(strstr(scxpol_last_error(), "/sys/devices/system/cpu/present: "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_stop_before_run),
 		cmocka_unit_test(test_attach_forgets_previous_exit),
 		cmocka_unit_test(test_pin_dir_mode),
+		cmocka_unit_test_setup_teardown(test_hotplug_busy, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

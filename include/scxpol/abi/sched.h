@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Layout shared by the BPF side (bpf-lib/scxpol/sched.bpf.h) and userspace
- * (lib/sched.c) for the scheduler's exit record. Only fixed-width types:
+ * (lib/sched.c) for the scheduler's exit record and its CPU hotplug
+ * events (checked at attach: 1 entry of this size). Only fixed-width types:
  * this header is compiled both as BPF C and as host C.
  */
 #ifndef SCXPOL_ABI_SCHED_H
@@ -34,7 +35,8 @@ struct scxpol_exit_record {
  * CPU hotplug events a policy's ops.cpu_online/ops.cpu_offline recorded
  * (scxpol_sched_cpu_online()/_offline() in <scxpol/sched.bpf.h>).
  * scxpol_sched_run() restarts the policy once the last event's CPU has got
- * where it was going. @cpu and @online are written first, @events last.
+ * where it was going. @cpu and @online are written first, @events last;
+ * userspace takes a copy as whole once the next poll's is the same.
  */
 struct scxpol_hotplug_record {
 	__u64 events;  /* since the load */

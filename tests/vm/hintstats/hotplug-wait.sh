@@ -1,13 +1,14 @@
 # A CPU hotplug event the policy recorded (ops.cpu_offline's call of
 # scxpol_sched_cpu_offline(); hintpol --offline-event 1 records one while
-# CPU 1 stays online, as a failed offline would leave it): the loader waits
-# for the CPU to be offline, gives up after 10 s with a warning naming it,
-# and restarts the policy anyway, which attaches again. With --max-restarts
-# 0 the same event ends the loader with an error naming the CPU, and the
-# machine is back on the fair class.
+# CPU 1 stays online): the loader waits for the CPU to be offline, stops
+# waiting after 10 s with a warning naming it, and restarts the policy,
+# which attaches again. With --max-restarts 0 the same event ends the
+# loader with an error naming the CPU, and the machine is back on the fair
+# class.
 . "$(dirname "$0")/common.inc"
 [ -e /sys/devices/system/cpu/cpu1/online ] || fail "needs a CPU 1 with an online file"
-WARNED="libscxpol: warn: hintpol: cpu 1 is not offline 10000 ms after the event; restarting anyway"
+# (logged only when the 10 s are over)
+WARNED="libscxpol: warn: hintpol: cpu 1 is not offline 10000 ms after its hotplug event; going on"
 
 # logged LINE: the loader's log has LINE
 logged() {
@@ -24,17 +25,14 @@ grep -q "restarting (#" /tmp/hintpol.log && fail "restarted with --max-restarts 
 expect_eq "state after the loader gave up" "$(scx_state)" disabled
 
 seq0=$(cat $SCX/enable_seq)
-t0=$SECONDS
 start_hintpol --offline-event 1
 for ((i = 0; i < 300; i++)); do
 	grep -q "restarting (#1)" /tmp/hintpol.log && break
 	sleep 0.1
 done
-waited=$((SECONDS - t0))
 logged "$WARNED"
 # the event came within 2 s of the attach, but the 10 s wait makes it a slow restart
 logged "libscxpol: info: hintpol: restarting (#1): cpu 1 went offline"
-[ "$waited" -ge 9 ] || fail "restarted $waited s after the start, before the 10 s wait"
 for ((i = 0; i < 300; i++)); do
 	[ "$(cat $SCX/enable_seq)" -gt $((seq0 + 1)) ] && [ "$(scx_state)" = enabled ] && break
 	sleep 0.1
@@ -45,4 +43,4 @@ expect_eq "CPU 1" "$(cat /sys/devices/system/cpu/cpu1/online)" 1
 stop_policy INT
 expect_eq "exit status after SIGINT" "$POLICY_STATUS" 0
 logged "hintpol: restarts 1"
-note "a recorded offline of CPU 1, which stayed online: restart after ${waited} s, with the warning"
+note "a recorded offline of CPU 1, which stayed online: the warning, then restart #1, attached again"

@@ -1,6 +1,6 @@
 # Hints live in pinned maps: a restarted loader finds every entry, after an
 # orderly stop, after SIGKILL of the loader, and after the library's own
-# restart (what CPU hotplug triggers), where the stats server keeps
+# restart (what a CPU hotplug event triggers), where the stats server keeps
 # answering with the new skeleton. Placement still follows the hints.
 . "$(dirname "$0")/common.inc"
 start_hintpol
@@ -43,8 +43,9 @@ echo "$GATED_PID" >$CG/hs-restart/b/cgroup.procs
 release
 expect_eq "cpus after the restarts" "$(gated_cpus)" 2
 
-# the library restarts the policy itself when the kernel asks (as after CPU
-# hotplug; here the BPF side asks, on the loader's SIGUSR1)
+# the library restarts the policy itself when the kernel asks (as it does at
+# a CPU hotplug for a policy without ops.cpu_online/offline; here the BPF
+# side asks, on the loader's SIGUSR1)
 for n in 1 2; do
 	kill -USR1 "$POLICY_PID"
 	for ((i = 0; i < 200; i++)); do

@@ -16,8 +16,8 @@
 # time limit: 600 s
 . "$(dirname "$0")/common.inc"
 # (On Linux 6.12 the kernel itself warns in deadline.c when a CPU goes
-# offline while sched_ext restarts; scripts/vm-run reports that known 6.12.y
-# warning without failing the boot.)
+# offline under sched_ext; scripts/vm-run reports that known 6.12.y warning
+# without failing the boot.)
 CYCLES=${SCXPOL_STRESS_HOTPLUG_CYCLES:-$((STRESS_SECS / 6 > 2 ? STRESS_SECS / 6 : 2))}
 [[ $CYCLES =~ ^[1-9][0-9]{0,3}$ ]] || fail "SCXPOL_STRESS_HOTPLUG_CYCLES '$CYCLES' is not a number of cycles"
 WL_HOTPLUG=1
