@@ -7,11 +7,11 @@
  * A policy without ops.cpu_online/ops.cpu_offline is unloaded by the kernel
  * at every CPU hotplug event, in the middle of that event, and
  * scxpol_sched_run() then reloads it; that unload, while the CPU is being
- * taken down, has left a task on the dying CPU (6.12). A policy whose callbacks call
- * scxpol_sched_cpu_online()/scxpol_sched_cpu_offline() stays loaded through
- * the event (the kernel moves the dying CPU's tasks off it itself), and
- * scxpol_sched_run() restarts it, re-planned for the new CPU set, once the
- * event has completed. Only scxpol_sched_run() reads the events (a loader
+ * taken down, has left a task on the dying CPU (6.12). A policy whose
+ * callbacks call scxpol_sched_cpu_online()/scxpol_sched_cpu_offline() stays
+ * loaded through the event (the kernel moves the dying CPU's tasks off it
+ * itself), and scxpol_sched_run() restarts it, re-planned for the new CPU
+ * set, once the event has completed. Only scxpol_sched_run() reads the events (a loader
  * with a loop of its own should not wire the callbacks: its policy would
  * keep its old plan); a libscxpol older than this header (no map
  * scxpol_hotplug) does not read them either.
