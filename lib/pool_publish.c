@@ -173,9 +173,33 @@ int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools)
 			return scxpol_err(-r, "%s: cannot size map '%s' to %llu entries: %s", name,
 					  sized_maps[i].name, (unsigned long long)n, strerror(-r));
 	}
+	c.require = conf->require; /* scxpol_pool_require() may come first */
 	*conf = c;
 	scxpol_log(SCXPOL_LOG_DEBUG, "%s: pool maps sized for %u pools, %u CPUs", name, max_pools,
 		   c.nr_cpus);
+	return 0;
+}
+
+int scxpol_pool_require(struct scxpol_sched *s, unsigned int req)
+{
+	SCXPOL_NONNULL(s, "scheduler");
+	struct bpf_object *obj = scxpol_sched_object(s);
+	const char *name = scxpol_sched_name(s);
+	struct scxpol_pool_conf *conf;
+	int r;
+
+	if (!obj)
+		return scxpol_err(EINVAL, "%s: scxpol_pool_require: no BPF object is open", name);
+	if (req & ~SCXPOL_POOL_REQ_ALL)
+		return scxpol_err(EINVAL, "%s: scxpol_pool_require: unknown requirements 0x%x",
+				  name, req & ~SCXPOL_POOL_REQ_ALL);
+	r = find_conf(s, obj, &conf);
+	if (r)
+		return r;
+	if (bpf_map__fd(bpf_object__find_map_by_name(obj, CONF_SECTION)) >= 0)
+		return scxpol_err(EINVAL, "%s: scxpol_pool_require: the policy is already loaded; "
+				  "call it from the configure hook", name);
+	conf->require = req;
 	return 0;
 }
 
@@ -281,8 +305,14 @@ int scxpol_pool_stage_plan(const struct scxpol_pool_plan *plan, const struct scx
 		scxpol_pool_staged_free(&st);
 		return scxpol_err(ENOMEM, "out of memory");
 	}
-	for (cpu = 0; (unsigned int)cpu < conf->nr_cpus; cpu++)
+	for (cpu = 0; (unsigned int)cpu < conf->nr_cpus; cpu++) {
+		const struct scxpol_topo_cpu *tc = scxpol_topo_cpu(t, (unsigned int)cpu);
+
 		st.cpus[cpu].pool = -1;
+		/* what SCXPOL_POOL_REQ_COVER checks against: the plan's view */
+		if (tc && tc->online)
+			st.cpus[cpu].flags = SCXPOL_POOL_CPU_ONLINE;
+	}
 	for (p = 0; p < n; p++) {
 		const char *name = scxpol_pool_plan_name(plan, p);
 
@@ -393,12 +423,54 @@ static const char *pool_name(const struct scxpol_pool_plan *plan, int pool)
 	return n ? n : "?";
 }
 
+/* @set as a CPU list in @buf, cut with "..." when longer than @len. */
+static void format_cut(const struct scxpol_cpuset *set, char *buf, size_t len)
+{
+	size_t need = (size_t)scxpol_cpuset_count(set) * 12 + 1;
+	char *tmp = malloc(need);
+
+	if (!tmp || scxpol_cpuset_format(set, tmp, need) < 0)
+		snprintf(buf, len, "?");
+	else if (strlen(tmp) < len)
+		memcpy(buf, tmp, strlen(tmp) + 1);
+	else
+		snprintf(buf, len, "%.*s...", (int)len - 4, tmp);
+	free(tmp);
+}
+
+/*
+ * The online CPUs of @plan's topology in none of its pools, as a CPU list
+ * in @buf, and how many: what the commit saw (it reads the tables staged
+ * from @plan); the commit's first one alone if that cannot be computed.
+ */
+static unsigned int uncovered(const struct scxpol_pool_plan *plan,
+			      const struct scxpol_pool_commit_args *a, char *buf, size_t len)
+{
+	struct scxpol_cpuset *bare =
+		scxpol_cpuset_dup(scxpol_topo_online(scxpol_pool_plan_topo(plan)));
+	unsigned int p, n = 0;
+
+	if (bare) {
+		for (p = 0; p < scxpol_pool_plan_nr_pools(plan); p++)
+			scxpol_cpuset_andnot(bare, scxpol_pool_plan_cpus(plan, p));
+		n = scxpol_cpuset_count(bare);
+	}
+	if (n)
+		format_cut(bare, buf, len);
+	else
+		snprintf(buf, len, "%d", a->cpu);
+	scxpol_cpuset_free(bare);
+	return n ? n : 1;
+}
+
 /* The commit program's verdict as a message naming the pools and CPUs. */
 static int explain(struct scxpol_sched *s, const struct scxpol_pool_plan *plan,
 		   const struct scxpol_pool_conf *conf, const struct scxpol_pool_commit_args *a)
 {
 	const char *name = scxpol_sched_name(s);
 	int err = a->err < 0 ? -a->err : EINVAL;
+	char list[SCXPOL_POOL_CPUS_LEN];
+	unsigned int n;
 
 	switch (a->reason) {
 	case SCXPOL_POOL_REJ_NR_POOLS:
@@ -431,6 +503,11 @@ static int explain(struct scxpol_sched *s, const struct scxpol_pool_plan *plan,
 	case SCXPOL_POOL_REJ_NOMEM:
 		return scxpol_err(err, "%s: pool plan not published: the kernel is out of memory "
 				  "for cpumasks", name);
+	case SCXPOL_POOL_REJ_UNCOVERED:
+		n = uncovered(plan, a, list, sizeof(list));
+		return scxpol_err(err, "%s: pool plan rejected: online CPU%s %s %s in no pool; the "
+				  "policy requires every online CPU in a pool", name,
+				  n > 1 ? "s" : "", list, n > 1 ? "are" : "is");
 	case SCXPOL_POOL_REJ_NOT_SETUP:
 		return scxpol_err(err, "%s: pool plan not published: the pool maps are not sized; "
 				  "call scxpol_pool_setup() from the configure hook", name);
@@ -518,21 +595,6 @@ int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *p
 }
 
 /* --- reading back -------------------------------------------------------- */
-
-/* @set as a CPU list in @buf, cut with "..." when longer than @len. */
-static void format_cut(const struct scxpol_cpuset *set, char *buf, size_t len)
-{
-	size_t need = (size_t)scxpol_cpuset_count(set) * 12 + 1;
-	char *tmp = malloc(need);
-
-	if (!tmp || scxpol_cpuset_format(set, tmp, need) < 0)
-		snprintf(buf, len, "?");
-	else if (strlen(tmp) < len)
-		memcpy(buf, tmp, strlen(tmp) + 1);
-	else
-		snprintf(buf, len, "%.*s...", (int)len - 4, tmp);
-	free(tmp);
-}
 
 /* Pools of generation @gen: CPU lists from the per-CPU table of its half. */
 static int read_cpus(struct scxpol_sched *s, struct bpf_object *obj,

@@ -1421,10 +1421,11 @@ static __always_inline int scxpol_pool__validate(struct scxpol_pool_commit_args 
 {
 	u32 max_pools = scxpol_pool_conf.max_pools, nr_words = scxpol_pool_conf.nr_words;
 	u32 nr_ids = scx_bpf_nr_cpu_ids();
+	bool cover = scxpol_pool_conf.require & SCXPOL_POOL_REQ_COVER;
 	struct scxpol_pool_cpu *sc;
 	struct scxpol_pool_desc *d;
-	u32 p, k, key, cpu, q;
-	s32 owner;
+	u32 p, k, key, cpu, q, nr_bare = 0;
+	s32 owner, bare = -1;
 	u64 *w;
 	u32 *qp;
 
@@ -1466,6 +1467,11 @@ static __always_inline int scxpol_pool__validate(struct scxpol_pool_commit_args 
 			if (sc && sc->pool != -1)
 				return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_CPU_TABLE,
 							   -1, cpu, sc->pool);
+			if (cover && sc && (sc->flags & SCXPOL_POOL_CPU_ONLINE)) {
+				if (bare < 0)
+					bare = (s32)cpu;
+				nr_bare++;
+			}
 			continue;
 		}
 		if (cpu >= nr_ids || !sc)
@@ -1487,6 +1493,9 @@ static __always_inline int scxpol_pool__validate(struct scxpol_pool_commit_args 
 		if (d && !d->nr_cpus)
 			return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_EMPTY, p, -1, -1);
 	}
+	if (bare >= 0)
+		return scxpol_pool__reject(a, EINVAL, SCXPOL_POOL_REJ_UNCOVERED, -1, bare,
+					   (s32)nr_bare);
 	return 0;
 }
 

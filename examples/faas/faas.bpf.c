@@ -5,8 +5,10 @@
  *
  * The CPUs are split into exclusive scheduling domains: consecutive runs of
  * the topology order, aligned to cores and LLCs where the sizes allow. The
- * loader plans them and publishes them (<scxpol/pool.h>); every domain has
- * one queue ordered by virtual time, and there is one shared queue.
+ * loader plans them and publishes them (<scxpol/pool.h>), requiring every
+ * online CPU in a domain (a table that leaves one out is rejected and
+ * counted); every domain has one queue ordered by virtual time, and there
+ * is one shared queue.
  *
  * The control plane decides which domain each function invocation runs in
  * and writes it as a hint on the invocation's cgroup (the pinned cgroup ->

@@ -90,6 +90,9 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	f->rodata->busy_poll_after = o->busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
 	lim.nr_pools = scxpol_pool_plan_nr_pools(o->plan);
 	r = scxpol_pool_setup(s, lim.nr_pools);
+	/* the paper's domains partition the CPUs: one in none never runs an invocation */
+	if (!r)
+		r = scxpol_pool_require(s, SCXPOL_POOL_REQ_COVER);
 	return r ? r : scxpol_hint_setup(s, &lim);
 }
 

@@ -6,8 +6,10 @@
  * over a topology: by hand (scxpol_pool_plan_add), from a command-line
  * string (scxpol_pool_plan_parse), or by the topology-aware builders
  * (domains, split) and resized with scxpol_pool_plan_move. CPUs in no pool
- * are allowed. Pool flags (what a pool may do with other pools' CPUs) are
- * SCXPOL_POOL_* from <scxpol/abi/pool.h>, whose comment defines them.
+ * are allowed (they serve the shared queue) unless the policy requires
+ * otherwise (scxpol_pool_require()). Pool flags (what a pool may do with
+ * other pools' CPUs) are SCXPOL_POOL_* from <scxpol/abi/pool.h>, whose
+ * comment defines them.
  *
  * Topology-aware builders walk the online CPUs in "topology order": by
  * node, then LLC, then core (dense indices, see <scxpol/topology.h>), the
@@ -177,6 +179,20 @@ struct scxpol_sched;
  * error from libbpf; the message says which.
  */
 SCXPOL_API int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools);
+
+/*
+ * scxpol_pool_require - have the BPF side reject every plan that does not
+ * also meet @req (SCXPOL_POOL_REQ_* of <scxpol/abi/pool.h>; 0: nothing
+ * more), counting it in SCXPOL_STAT_POOL_REJECT like any rejected plan.
+ * With SCXPOL_POOL_REQ_COVER a plan must put every CPU online in its
+ * topology in a pool: scxpol_pool_publish() then fails with -EINVAL and
+ * `testpol: pool plan rejected: online CPUs 6-7 are in no pool; the policy
+ * requires every online CPU in a pool`. Call from the configure hook,
+ * before or after scxpol_pool_setup(); a restart's reopen starts from 0
+ * again. Returns 0, or -EINVAL (unknown bits, the policy already loaded,
+ * no object open) or -ENOENT (no <scxpol/pool.bpf.h>), with a message.
+ */
+SCXPOL_API int scxpol_pool_require(struct scxpol_sched *s, unsigned int req);
 
 /*
  * scxpol_pool_publish - publish @plan to the loaded policy: per pool its

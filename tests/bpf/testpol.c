@@ -2,8 +2,9 @@
 /*
  * testpol: loader of the bpflib test policy (testpol.bpf.c). Publishes a
  * pool plan, places tasks in pools by tgid or comm, switches to a second
- * plan on SIGUSR1 (a resize while attached), prints the stats counters and
- * the published pools on SIGUSR2 and at exit.
+ * plan on SIGUSR1 (a resize while attached; a refused one leaves the running
+ * plan in place), prints the stats counters and the published pools on
+ * SIGUSR2 and at exit.
  *
  *   testpol --pools "d0=0-1 d1=2-3" --flags steal --pid 1234=d1 --comm spin=d0
  */
@@ -47,6 +48,7 @@ struct opts {
 	unsigned int nr_pflags;
 	unsigned long long slice_us;
 	unsigned int alg1, busy_poll;
+	bool require_cover;			/* --require-cover */
 	struct place place[MAX_PLACE];
 	unsigned int nr_place;
 };
@@ -72,6 +74,12 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	t->rodata->slice_ns = o->slice_us * 1000;
 	t->rodata->reset_every = o->alg1;
 	t->rodata->busy_poll_after = o->busy_poll;
+	if (o->require_cover) {
+		int r = scxpol_pool_require(s, SCXPOL_POOL_REQ_COVER);
+
+		if (r)
+			return r;
+	}
 	return scxpol_pool_setup(s, max);
 }
 
@@ -192,8 +200,11 @@ static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 	if (want_resize && o->resize) {
 		want_resize = 0;
 		r = scxpol_pool_publish(s, o->resize);
-		if (r)
-			return r;
+		if (r) {
+			printf("testpol: resize refused: %s\n", scxpol_last_error());
+			fflush(stdout);
+			return 0;
+		}
 		r = scxpol_pool_read(s, &gen, NULL, 0, NULL);
 		if (r < 0)
 			return r;
@@ -340,7 +351,9 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                       lend, borrow; comma-separated\n"
 		   "  --pool-flags NAME=FLAGS\n"
 		   "                       flags of pool NAME, overriding --flags\n"
-		   "  --resize PLAN        publish PLAN on SIGUSR1 (same flags)\n"
+		   "  --resize PLAN        publish PLAN on SIGUSR1 (same flags); if it is\n"
+		   "                       refused, say why and keep the running plan\n"
+		   "  --require-cover      every plan must put every online CPU in a pool\n"
 		   "  --pid PID=POOL       tasks of process PID go to POOL (name or index)\n"
 		   "  --comm COMM=POOL     tasks named COMM go to POOL\n"
 		   "  --alg1 N             vtime by Algorithm 1, reset every N enqueues\n"
@@ -380,6 +393,9 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'r':
 		o->resize_text = arg;
 		break;
+	case 'C':
+		o->require_cover = true;
+		break;
 	case 'P':
 	case 'c':
 		if (parse_place(o, opt == 'P' ? "--pid" : "--comm", arg, opt == 'P'))
@@ -408,6 +424,7 @@ int main(int argc, char **argv)
 		{ "flags", required_argument, NULL, 'f' },
 		{ "pool-flags", required_argument, NULL, 'F' },
 		{ "resize", required_argument, NULL, 'r' },
+		{ "require-cover", no_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "alg1", required_argument, NULL, 'a' },

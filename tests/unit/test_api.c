@@ -87,6 +87,7 @@ static void test_pool(void **state)
 
 	(void)state;
 	expect(scxpol_pool_setup(NULL, 2), "scxpol_pool_setup: scheduler is NULL");
+	expect(scxpol_pool_require(NULL, 0), "scxpol_pool_require: scheduler is NULL");
 	expect(scxpol_pool_publish(NULL, NULL), "scxpol_pool_publish: scheduler is NULL");
 	expect(scxpol_pool_read(NULL, &gen, NULL, 0, NULL), "scxpol_pool_read: scheduler is NULL");
 	expect(scxpol_pool_plan_find(NULL, "lc"), "scxpol_pool_plan_find: plan is NULL");

@@ -51,6 +51,7 @@ static int setup(void **state)
 	scxpol_pool_conf.nr_cpus = 8;
 	scxpol_pool_conf.max_llcs = 8;
 	scxpol_pool_conf.nr_words = 1;
+	scxpol_pool_conf.require = 0;
 	FAKE_MAP_RESIZE(&scxpol_pool_slots, 2 * 4);
 	FAKE_MAP_RESIZE(&scxpol_pool_llcs, 2 * 4 * 8);
 	FAKE_MAP_RESIZE(&scxpol_pool_cpus, 2 * 8);
@@ -77,12 +78,7 @@ static int teardown(void **state)
 /* What scxpol_pool_publish() does, with the fake maps for libbpf's. */
 static int publish(const struct scxpol_pool_plan *plan, struct scxpol_pool_commit_args *a)
 {
-	struct scxpol_pool_conf conf = {
-		.max_pools = scxpol_pool_conf.max_pools,
-		.nr_cpus = scxpol_pool_conf.nr_cpus,
-		.max_llcs = scxpol_pool_conf.max_llcs,
-		.nr_words = scxpol_pool_conf.nr_words,
-	};
+	struct scxpol_pool_conf conf = scxpol_pool_conf;
 	struct scxpol_pool_staged st;
 	u32 p, k, key;
 	int r;
@@ -256,6 +252,57 @@ static void test_failed_commit_leaves_no_llc_masks(void **state)
 	scxpol_pool_plan_free(p1);
 }
 
+/*
+ * SCXPOL_POOL_REQ_COVER: a plan leaving online CPUs in no pool is rejected
+ * (the first and how many) and counted; CPUs offline in the plan's
+ * topology need no pool.
+ */
+static void test_cover_required(void **state)
+{
+	const struct fake_topo ft = { .nodes = 2, .llcs_per_node = 2, .cores_per_llc = 1,
+				      .threads = 2, .offline = "6-7" };
+	SCXPOL_OPTS(scxpol_topo_opts, o);
+	struct scxpol_pool_plan *gap, *full, *small;
+	struct scxpol_pool_commit_args a;
+	struct scxpol_topo *t6;
+	struct scxpol_pool_view v;
+	char *root6;
+
+	(void)state;
+	assert_int_equal(scxpol_pool_plan_parse(topo, "a=0-3 b=4-5", 0, &gap), 0);
+	assert_int_equal(scxpol_pool_plan_parse(topo, "a=0-3 b=4-7", 0, &full), 0);
+	/* not required: CPUs in no pool are fine */
+	assert_int_equal(publish(gap, &a), 0);
+	scxpol_pool_conf.require = SCXPOL_POOL_REQ_COVER;
+	assert_int_equal(publish(gap, &a), -EINVAL);
+	assert_int_equal(a.reason, SCXPOL_POOL_REJ_UNCOVERED);
+	assert_int_equal(a.pool, -1);
+	assert_int_equal(a.cpu, 6);
+	assert_int_equal(a.other, 2);
+	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 1);
+	scxpol_pool_view(&v);
+	assert_int_equal(v.gen, 1);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 6), -1);
+	assert_int_equal(publish(full, &a), 0);
+	scxpol_pool_view(&v);
+	assert_int_equal(v.gen, 2);
+	assert_int_equal(scxpol_pool_of_cpu(&v, 6), 1);
+	/* with 6-7 offline the same pools cover every online CPU */
+	root6 = fake_sysfs(&ft);
+	o.root = root6;
+	t6 = scxpol_topo_load(&o);
+	assert_non_null(t6);
+	assert_int_equal(scxpol_pool_plan_parse(t6, "a=0-3 b=4-5", 0, &small), 0);
+	assert_int_equal(publish(small, &a), 0);
+	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 1);
+	scxpol_pool_conf.require = 0;
+	scxpol_pool_plan_free(small);
+	scxpol_topo_free(t6);
+	fake_free(root6);
+	scxpol_pool_plan_free(full);
+	scxpol_pool_plan_free(gap);
+}
+
 static void test_staging_errors(void **state)
 {
 	struct scxpol_pool_conf small = { .max_pools = 2, .nr_cpus = 8, .max_llcs = 8,
@@ -299,6 +346,7 @@ static void test_staged_layout(void **state)
 	assert_int_equal(st.cpus[6].pool, 1);
 	assert_int_equal(st.cpus[6].llc, 3);
 	assert_int_equal(st.cpus[6].node, 1);
+	assert_int_equal(st.cpus[6].flags, SCXPOL_POOL_CPU_ONLINE);
 	assert_int_equal(st.descs[0].nr_order, 1);
 	assert_int_equal(st.order[0], 1);
 	/* rows are max_pools apart */
@@ -317,6 +365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resize_by_moving_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_commit_leaves_no_llc_masks, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_cover_required, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_staging_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_staged_layout, setup, teardown),
 	};

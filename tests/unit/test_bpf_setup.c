@@ -35,6 +35,10 @@ static void quiet(enum scxpol_log_level l, const char *m, void *c)
 struct hook {
 	unsigned int max_pools;
 	int ret;
+	/* scxpol_pool_require(): its return, and the order of the two calls */
+	unsigned int req;
+	int req_ret;
+	bool req_first;
 };
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
@@ -42,7 +46,11 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	struct hook *h = ctx;
 
 	(void)skel;
+	if (h->req && h->req_first)
+		h->req_ret = scxpol_pool_require(s, h->req);
 	h->ret = scxpol_pool_setup(s, h->max_pools);
+	if (h->req && !h->req_first)
+		h->req_ret = scxpol_pool_require(s, h->req);
 	return 0;
 }
 
@@ -113,6 +121,40 @@ static void test_setup_rejects_bad_max_pools(void **state)
 	scxpol_sched_close(s);
 }
 
+static void test_require(void **state)
+{
+	struct hook before = { .max_pools = 1, .req = SCXPOL_POOL_REQ_COVER, .req_first = true };
+	struct hook after = { .max_pools = 1, .req = SCXPOL_POOL_REQ_COVER };
+	struct hook bad = { .max_pools = 1, .req = 0x6 };
+	struct scxpol_sched *s;
+	struct testpol_bpf *t;
+
+	(void)state;
+	/* either order: setup keeps what was required */
+	s = open_testpol(&before);
+	t = scxpol_sched_skel(s);
+	assert_int_equal(before.req_ret, 0);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.require, SCXPOL_POOL_REQ_COVER);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.max_pools, 1);
+	scxpol_sched_close(s);
+	s = open_testpol(&after);
+	t = scxpol_sched_skel(s);
+	assert_int_equal(after.req_ret, 0);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.require, SCXPOL_POOL_REQ_COVER);
+	/* and 0 takes it back */
+	assert_int_equal(scxpol_pool_require(s, 0), 0);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.require, 0);
+	scxpol_sched_close(s);
+	s = open_testpol(&bad);
+	t = scxpol_sched_skel(s);
+	assert_int_equal(bad.req_ret, -EINVAL);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.require, 0);
+	assert_int_equal(scxpol_pool_require(s, 0x6), -EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "testpol: scxpol_pool_require: unknown requirements 0x6");
+	scxpol_sched_close(s);
+}
+
 static void test_policy_without_pools(void **state)
 {
 	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(minimal_bpf));
@@ -123,6 +165,10 @@ static void test_policy_without_pools(void **state)
 	s = scxpol_sched_open(&o);
 	assert_non_null(s);
 	assert_int_equal(scxpol_pool_setup(s, 2), -ENOENT);
+	assert_string_equal(scxpol_last_error(),
+			    "minimal: the BPF object has no section '.rodata.scxpol_pool': the policy "
+			    "must include <scxpol/pool.bpf.h> to use pools");
+	assert_int_equal(scxpol_pool_require(s, SCXPOL_POOL_REQ_COVER), -ENOENT);
 	assert_string_equal(scxpol_last_error(),
 			    "minimal: the BPF object has no section '.rodata.scxpol_pool': the policy "
 			    "must include <scxpol/pool.bpf.h> to use pools");
@@ -177,6 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_setup_sizes_maps),
 		cmocka_unit_test(test_setup_rejects_bad_max_pools),
+		cmocka_unit_test(test_require),
 		cmocka_unit_test(test_policy_without_pools),
 		cmocka_unit_test(test_publish_needs_setup_and_load),
 	};

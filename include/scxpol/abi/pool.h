@@ -55,7 +55,18 @@ struct scxpol_pool_conf {
 	__u32 nr_cpus;   /* possible CPUs the per-CPU tables are sized for */
 	__u32 max_llcs;  /* LLC indices are below this */
 	__u32 nr_words;  /* __u64 words of a staged CPU bitmap */
+	__u32 require;   /* SCXPOL_POOL_REQ_*: what every plan must also satisfy */
 };
+
+/*
+ * What a policy may require of every plan on top of the checks all plans
+ * pass (scxpol_pool_require()); a plan that fails one is rejected.
+ *   COVER  every CPU online in the plan's topology is in a pool: for a
+ *          policy whose CPUs in no pool would serve only the shared queue
+ *          and so sit idle (exclusive domains)
+ */
+#define SCXPOL_POOL_REQ_COVER (1U << 0)
+#define SCXPOL_POOL_REQ_ALL SCXPOL_POOL_REQ_COVER
 
 struct scxpol_pool_desc {
 	char name[SCXPOL_POOL_NAME_LEN];
@@ -69,8 +80,10 @@ struct scxpol_pool_cpu {
 	__s32 pool; /* -1: in no pool */
 	__u32 llc;  /* dense LLC index (< max_llcs) */
 	__u32 node; /* dense NUMA node index */
-	__u32 pad;
+	__u32 flags; /* SCXPOL_POOL_CPU_* */
 };
+
+#define SCXPOL_POOL_CPU_ONLINE (1U << 0) /* online in the plan's topology */
 
 struct scxpol_pool_state {
 	__u64 gen;         /* published generation; 0 = nothing published */
@@ -90,6 +103,8 @@ enum scxpol_pool_reject {
 	SCXPOL_POOL_REJ_ORDER,     /* .pool's order list names .other (itself or out of range) */
 	SCXPOL_POOL_REJ_NOMEM,     /* no memory for a cpumask (not the plan's fault) */
 	SCXPOL_POOL_REJ_NOT_SETUP, /* maps not sized: scxpol_pool_setup() was not called */
+	SCXPOL_POOL_REJ_UNCOVERED, /* online .cpu is in no pool, and the policy requires
+				    * SCXPOL_POOL_REQ_COVER (.other = online CPUs in none) */
 };
 
 /* Context of scxpol_pool_commit (bpf_prog_test_run_opts ctx_in, copied back). */
