@@ -261,5 +261,13 @@ SCXPOL_HIDDEN int scxpol_pool_stage_plan(const struct scxpol_pool_plan *plan,
 					 const struct scxpol_pool_conf *conf,
 					 struct scxpol_pool_staged *out);
 SCXPOL_HIDDEN void scxpol_pool_staged_free(struct scxpol_pool_staged *st);
+/*
+ * The commit program's verdict @a on @plan as the error of policy @name:
+ * sets the message naming the pools and CPUs, returns the negative errno.
+ */
+struct scxpol_pool_commit_args;
+SCXPOL_HIDDEN int scxpol_pool_explain(const char *name, const struct scxpol_pool_plan *plan,
+				      const struct scxpol_pool_conf *conf,
+				      const struct scxpol_pool_commit_args *a);
 
 #endif

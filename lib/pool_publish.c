@@ -441,7 +441,7 @@ static void format_cut(const struct scxpol_cpuset *set, char *buf, size_t len)
 /*
  * The online CPUs of @plan's topology in none of its pools, as a CPU list
  * in @buf, and how many: what the commit saw (it reads the tables staged
- * from @plan); the commit's first one alone if that cannot be computed.
+ * from @plan). Without memory for that, the commit's first one and count.
  */
 static unsigned int uncovered(const struct scxpol_pool_plan *plan,
 			      const struct scxpol_pool_commit_args *a, char *buf, size_t len)
@@ -455,19 +455,23 @@ static unsigned int uncovered(const struct scxpol_pool_plan *plan,
 			scxpol_cpuset_andnot(bare, scxpol_pool_plan_cpus(plan, p));
 		n = scxpol_cpuset_count(bare);
 	}
-	if (n)
+	if (n) {
 		format_cut(bare, buf, len);
-	else
-		snprintf(buf, len, "%d", a->cpu);
+	} else {
+		n = a->other > 1 ? (unsigned int)a->other : 1;
+		if (n > 1)
+			snprintf(buf, len, "%d and %u more", a->cpu, n - 1);
+		else
+			snprintf(buf, len, "%d", a->cpu);
+	}
 	scxpol_cpuset_free(bare);
-	return n ? n : 1;
+	return n;
 }
 
-/* The commit program's verdict as a message naming the pools and CPUs. */
-static int explain(struct scxpol_sched *s, const struct scxpol_pool_plan *plan,
-		   const struct scxpol_pool_conf *conf, const struct scxpol_pool_commit_args *a)
+int scxpol_pool_explain(const char *name, const struct scxpol_pool_plan *plan,
+			const struct scxpol_pool_conf *conf,
+			const struct scxpol_pool_commit_args *a)
 {
-	const char *name = scxpol_sched_name(s);
 	int err = a->err < 0 ? -a->err : EINVAL;
 	char list[SCXPOL_POOL_CPUS_LEN];
 	unsigned int n;
@@ -584,7 +588,7 @@ int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *p
 			return scxpol_err(errno, "%s: cannot run program '" COMMIT_PROG "': %s",
 					  scxpol_sched_name(s), strerror(errno));
 		if ((int)o.retval)
-			return explain(s, plan, conf, &args);
+			return scxpol_pool_explain(scxpol_sched_name(s), plan, conf, &args);
 	}
 	if (scxpol_pool_plan_format(plan, text, sizeof(text)) < 0)
 		snprintf(text, sizeof(text), "%u pools", scxpol_pool_plan_nr_pools(plan));

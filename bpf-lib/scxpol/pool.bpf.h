@@ -273,7 +273,10 @@ static __always_inline void scxpol_pool_view(struct scxpol_pool_view *v)
 		v->nr_pools = READ_ONCE(st->nr_pools[v->half]);
 }
 
-/* @cpu's entry (pool, LLC, node) in @v, or NULL for a CPU out of range. */
+/*
+ * @cpu's entry (pool, LLC, node, flags as the plan's topology had them) in
+ * @v, or NULL for a CPU out of range.
+ */
 static __always_inline struct scxpol_pool_cpu *scxpol_pool_cpu_info(const struct scxpol_pool_view *v,
 								     s32 cpu)
 {

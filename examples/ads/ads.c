@@ -173,12 +173,16 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 		    .nr_classes = ADS_NR_CLASSES, .max_importance = ADS_MAX_IMPORTANCE);
 	int r;
 
-	/* main() planned the first load; a restart follows a CPU hotplug */
-	if (o->nr_configure++) {
-		r = plan_pools(o);
-		if (r)
-			return r;
-	}
+	/*
+	 * Plan at every open, the first too (the lc size carries over): the
+	 * topology is read after the library noted the hotplug sequence, so
+	 * a CPU that came online since main() checked the options is in a
+	 * pool (or the attach restarts).
+	 */
+	o->nr_configure++;
+	r = plan_pools(o);
+	if (r)
+		return r;
 	a->rodata->lc_slice_ns = o->lc_slice_us * 1000;
 	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
 	a->rodata->important_slice_ns = o->important_slice_us * 1000;

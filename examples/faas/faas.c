@@ -3,9 +3,9 @@
  * faas: loader of the serverless scheduler (faas.bpf.c). Plans exclusive
  * scheduling domains over the online CPUs, publishes them, sizes the
  * cgroup -> domain hint maps a control plane writes (faas-replay --sink
- * pinned), serves stats, and runs until SIGINT/SIGTERM. After a CPU
- * hotplug the library restarts the policy: it reopens it, and the
- * configure hook plans the domains again over the new topology.
+ * pinned), serves stats, and runs until SIGINT/SIGTERM. The configure hook
+ * plans the domains at every open: after a CPU hotplug the library
+ * restarts the policy, and the domains follow the new topology.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +34,6 @@ struct opts {
 	/* the plan of the current (re)load, over the topology it was made for */
 	struct scxpol_topo *topo;
 	struct scxpol_pool_plan *plan;
-	unsigned int nr_configure;
 };
 
 /*
@@ -79,12 +78,14 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	SCXPOL_OPTS(scxpol_hint_limits, lim);
 	int r;
 
-	/* main() planned the first load; a restart follows a CPU hotplug */
-	if (o->nr_configure++) {
-		r = plan_domains(o);
-		if (r)
-			return r;
-	}
+	/*
+	 * Plan at every open, the first too: the topology is read after the
+	 * library noted the hotplug sequence, so a CPU that came online since
+	 * main() checked the options is in a domain (or the attach restarts).
+	 */
+	r = plan_domains(o);
+	if (r)
+		return r;
 	f->rodata->slice_ns = o->slice_us * 1000;
 	f->rodata->reset_every = o->reset_every;
 	f->rodata->busy_poll_after = o->busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
@@ -186,6 +187,7 @@ int main(int argc, char **argv)
 	r = scxpol_cli_parse(&cli, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
+	/* the options against the topology, before anything is loaded */
 	if (plan_domains(&o))
 		return 2;
 	snprintf(reset, sizeof(reset), "every %u enqueues", o.reset_every);

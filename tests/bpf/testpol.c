@@ -200,11 +200,14 @@ static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 	if (want_resize && o->resize) {
 		want_resize = 0;
 		r = scxpol_pool_publish(s, o->resize);
-		if (r) {
+		/* the BPF side's verdict leaves the running plan; other errors end the run */
+		if (r && strstr(scxpol_last_error(), ": pool plan rejected: ")) {
 			printf("testpol: resize refused: %s\n", scxpol_last_error());
 			fflush(stdout);
 			return 0;
 		}
+		if (r)
+			return r;
 		r = scxpol_pool_read(s, &gen, NULL, 0, NULL);
 		if (r < 0)
 			return r;
@@ -351,8 +354,8 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                       lend, borrow; comma-separated\n"
 		   "  --pool-flags NAME=FLAGS\n"
 		   "                       flags of pool NAME, overriding --flags\n"
-		   "  --resize PLAN        publish PLAN on SIGUSR1 (same flags); if it is\n"
-		   "                       refused, say why and keep the running plan\n"
+		   "  --resize PLAN        publish PLAN on SIGUSR1 (same flags); if the policy\n"
+		   "                       rejects it, say why and keep the running plan\n"
 		   "  --require-cover      every plan must put every online CPU in a pool\n"
 		   "  --pid PID=POOL       tasks of process PID go to POOL (name or index)\n"
 		   "  --comm COMM=POOL     tasks named COMM go to POOL\n"

@@ -262,7 +262,8 @@ static void test_cover_required(void **state)
 	const struct fake_topo ft = { .nodes = 2, .llcs_per_node = 2, .cores_per_llc = 1,
 				      .threads = 2, .offline = "6-7" };
 	SCXPOL_OPTS(scxpol_topo_opts, o);
-	struct scxpol_pool_plan *gap, *full, *small;
+	struct scxpol_pool_plan *gap, *gap1, *full, *small;
+	struct scxpol_pool_conf conf;
 	struct scxpol_pool_commit_args a;
 	struct scxpol_topo *t6;
 	struct scxpol_pool_view v;
@@ -280,9 +281,23 @@ static void test_cover_required(void **state)
 	assert_int_equal(a.cpu, 6);
 	assert_int_equal(a.other, 2);
 	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 1);
+	conf = scxpol_pool_conf;
+	assert_int_equal(scxpol_pool_explain("testpol", gap, &conf, &a), -EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "testpol: pool plan rejected: online CPUs 6-7 are in no pool; the policy "
+			    "requires every online CPU in a pool");
 	scxpol_pool_view(&v);
 	assert_int_equal(v.gen, 1);
 	assert_int_equal(scxpol_pool_of_cpu(&v, 6), -1);
+	assert_int_equal(scxpol_pool_plan_parse(topo, "a=0-3 b=4-6", 0, &gap1), 0);
+	assert_int_equal(publish(gap1, &a), -EINVAL);
+	assert_int_equal(a.cpu, 7);
+	assert_int_equal(a.other, 1);
+	assert_int_equal(scxpol_pool_explain("testpol", gap1, &conf, &a), -EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "testpol: pool plan rejected: online CPU 7 is in no pool; the policy "
+			    "requires every online CPU in a pool");
+	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 2);
 	assert_int_equal(publish(full, &a), 0);
 	scxpol_pool_view(&v);
 	assert_int_equal(v.gen, 2);
@@ -294,12 +309,13 @@ static void test_cover_required(void **state)
 	assert_non_null(t6);
 	assert_int_equal(scxpol_pool_plan_parse(t6, "a=0-3 b=4-5", 0, &small), 0);
 	assert_int_equal(publish(small, &a), 0);
-	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 1);
+	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 2);
 	scxpol_pool_conf.require = 0;
 	scxpol_pool_plan_free(small);
 	scxpol_topo_free(t6);
 	fake_free(root6);
 	scxpol_pool_plan_free(full);
+	scxpol_pool_plan_free(gap1);
 	scxpol_pool_plan_free(gap);
 }
 

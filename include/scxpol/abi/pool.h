@@ -62,8 +62,8 @@ struct scxpol_pool_conf {
  * What a policy may require of every plan on top of the checks all plans
  * pass (scxpol_pool_require()); a plan that fails one is rejected.
  *   COVER  every CPU online in the plan's topology is in a pool: for a
- *          policy whose CPUs in no pool would serve only the shared queue
- *          and so sit idle (exclusive domains)
+ *          policy whose work all belongs to pools (exclusive domains),
+ *          where a CPU in no pool would run none of it
  */
 #define SCXPOL_POOL_REQ_COVER (1U << 0)
 #define SCXPOL_POOL_REQ_ALL SCXPOL_POOL_REQ_COVER
@@ -83,7 +83,8 @@ struct scxpol_pool_cpu {
 	__u32 flags; /* SCXPOL_POOL_CPU_* */
 };
 
-#define SCXPOL_POOL_CPU_ONLINE (1U << 0) /* online in the plan's topology */
+/* online in the plan's topology (when it was planned; not the CPU's state now) */
+#define SCXPOL_POOL_CPU_ONLINE (1U << 0)
 
 struct scxpol_pool_state {
 	__u64 gen;         /* published generation; 0 = nothing published */
