@@ -126,6 +126,20 @@ static struct bpf_map *find_map(struct scxpol_sched *s, struct bpf_object *obj, 
 	return map;
 }
 
+/* The pool limits, in *@out, for @fn to change before load. */
+static int conf_before_load(struct scxpol_sched *s, struct bpf_object *obj, const char *fn,
+			    struct scxpol_pool_conf **out)
+{
+	int r = find_conf(s, obj, out);
+
+	if (r)
+		return r;
+	if (bpf_map__fd(bpf_object__find_map_by_name(obj, CONF_SECTION)) >= 0)
+		return scxpol_err(EINVAL, "%s: %s: the policy is already loaded; call it from the "
+				  "configure hook", scxpol_sched_name(s), fn);
+	return 0;
+}
+
 int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools)
 {
 	SCXPOL_NONNULL(s, "scheduler");
@@ -147,13 +161,9 @@ int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools)
 		return scxpol_err(EINVAL, "%s: scxpol_pool_setup: max_pools %u: want 1..%d (a pool "
 				  "needs a CPU; this machine has %d possible CPUs)", name, max_pools,
 				  nr_cpus, nr_cpus);
-	r = find_conf(s, obj, &conf);
+	r = conf_before_load(s, obj, "scxpol_pool_setup", &conf);
 	if (r)
 		return r;
-	map = bpf_object__find_map_by_name(obj, CONF_SECTION);
-	if (bpf_map__fd(map) >= 0)
-		return scxpol_err(EINVAL, "%s: scxpol_pool_setup: the policy is already loaded; "
-				  "call it from the configure hook", name);
 	c.max_pools = max_pools;
 	c.nr_cpus = (unsigned int)nr_cpus;
 	c.max_llcs = (unsigned int)nr_cpus; /* dense LLC indices: never more LLCs than CPUs */
@@ -193,12 +203,9 @@ int scxpol_pool_require(struct scxpol_sched *s, unsigned int req)
 	if (req & ~SCXPOL_POOL_REQ_ALL)
 		return scxpol_err(EINVAL, "%s: scxpol_pool_require: unknown requirements 0x%x",
 				  name, req & ~SCXPOL_POOL_REQ_ALL);
-	r = find_conf(s, obj, &conf);
+	r = conf_before_load(s, obj, "scxpol_pool_require", &conf);
 	if (r)
 		return r;
-	if (bpf_map__fd(bpf_object__find_map_by_name(obj, CONF_SECTION)) >= 0)
-		return scxpol_err(EINVAL, "%s: scxpol_pool_require: the policy is already loaded; "
-				  "call it from the configure hook", name);
 	conf->require = req;
 	return 0;
 }

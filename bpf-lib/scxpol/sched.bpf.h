@@ -11,10 +11,10 @@
  * callbacks call scxpol_sched_cpu_online()/scxpol_sched_cpu_offline() stays
  * loaded through the event (the kernel moves the dying CPU's tasks off it
  * itself), and scxpol_sched_run() restarts it, re-planned for the new CPU
- * set, once the event has completed. Only scxpol_sched_run() reads the events (a loader
- * with a loop of its own should not wire the callbacks: its policy would
- * keep its old plan); a libscxpol older than this header (no map
- * scxpol_hotplug) does not read them either.
+ * set, once the event has completed. Only scxpol_sched_run() reads the
+ * events (a loader with a loop of its own should not wire the callbacks:
+ * its policy would keep its old plan); a libscxpol older than this header
+ * (no map scxpol_hotplug) does not read them either.
  */
 #ifndef SCXPOL_SCHED_BPF_H
 #define SCXPOL_SCHED_BPF_H
