@@ -88,9 +88,12 @@ void SCXPOL_OPS(hintpol_dispatch, s32 cpu, struct task_struct *prev)
 		restart_req = 0;
 		scxpol_exit(SCXPOL_ECODE_ACT_RESTART, "restart requested by the loader");
 	}
+	/* one CPU takes it: read and cleared at once, or two could record it, one as cpu -1 */
 	if (offline_event) {
-		scxpol_sched_cpu_offline((s32)offline_event - 1);
-		offline_event = 0;
+		u32 ev = __sync_lock_test_and_set(&offline_event, 0);
+
+		if (ev)
+			scxpol_sched_cpu_offline((s32)ev - 1);
 	}
 	if (cpu >= 0 && cpu < HINTPOL_MAX_CPUS && scxpol_dsq_move_to_local(SCXPOL_DSQ_USER(cpu)))
 		scxpol_stat_inc(SCXPOL_STAT_DISPATCH_POOL);
