@@ -29,14 +29,19 @@ done
 # time under the workload after each restart, in which every worker must
 # progress (an emulated guest needs seconds for that under this load)
 gap=$((STRESS_SECS / 10 > 3 ? STRESS_SECS / 10 : 3))
+# how long a step waits for the policy to be attached again
+RESTART_MAX=300
 
 # step CPU VALUE: write VALUE to CPU's online file; wait for the restart
 step() {
-	local i seq now restarts n t0=$SECONDS
+	local seq now restarts n t0=$SECONDS
 	get seq $SCX/enable_seq
 	count_in restarts "$P_LOG" 'restarting (#'
+	# (on the console too: a hung guest's console says which step it was)
+	echo "stress hotplug: $P_NAME: $1 online=$2" >/dev/kmsg
 	echo "$2" >$CPUS/$1/online || fail "cannot set $1 online=$2"
-	for ((i = 0; i < 600; i++)); do
+	# (a restart of ads under this load takes up to 70 s in the emulated guest)
+	while ((SECONDS - t0 < RESTART_MAX)); do
 		get now $SCX/enable_seq
 		count_in n "$P_LOG" 'restarting (#'
 		[ "$now" -gt "$seq" ] && [ "$n" -gt "$restarts" ] && attached_now && break
@@ -48,6 +53,7 @@ step() {
 	assert_attached_now "after $1 online=$2"
 	# (as it goes: a test that times out shows how far it got)
 	note "$P_NAME: $1 online=$2: re-attached after $((SECONDS - t0)) s"
+	echo "stress hotplug: $P_NAME: $1 online=$2: re-attached after $((SECONDS - t0)) s" >/dev/kmsg
 	restarts=$((restarts + 1))
 	# the policy's ops.cpu_online/offline kept it loaded through the event
 	# and the library restarted it after (not the kernel's unload during it)
@@ -70,8 +76,8 @@ for line in "${POLICIES[@]}"; do
 	kmsg_mark
 	policy_start "$line"
 	seq0=$P_SEQ
-	# long enough for any number of restarts; ended once the cycles are done
-	wl_start mix $((STRESS_SECS * 10 + 600))
+	# long enough for every step to take its longest; ended once the cycles are done
+	wl_start mix $((CYCLES * 2 * (RESTART_MAX + gap + 30) + 600))
 	STEPS=0
 	used=()
 	for ((c = 0; c < CYCLES; c++)); do
