@@ -49,6 +49,7 @@
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
 #include <scxpol/dsq.bpf.h>
+#include <scxpol/sched.bpf.h>
 #include <scxpol/stats.bpf.h>
 #include <scxpol/task.bpf.h>
 #include <scxpol/vtime.bpf.h>
@@ -56,6 +57,9 @@
 
 #ifndef EBUSY
 #define EBUSY 16
+#endif
+#ifndef CLOCK_MONOTONIC
+#define CLOCK_MONOTONIC 1
 #endif
 
 /* The shared queue where a pool index is expected. */
@@ -70,6 +74,11 @@
  */
 #ifndef SCXPOL_POOL_SHARED_EVERY
 #define SCXPOL_POOL_SHARED_EVERY 8
+#endif
+
+/* How often the watch looks for queued tasks no CPU was woken for (scxpol_pool__watch()). */
+#ifndef SCXPOL_POOL_WATCH_NS
+#define SCXPOL_POOL_WATCH_NS 50000000ULL
 #endif
 
 /* Where scxpol_pool_dispatch() found work. */
@@ -195,6 +204,20 @@ struct {
 	__type(key, u32);
 	__type(value, struct scxpol_pool_curr);
 } scxpol_pool_curr SEC(".maps");
+
+/* The watch's timer (scxpol_pool__watch()). */
+struct scxpol_pool_watch {
+	struct bpf_timer timer;
+	u32 rescue; /* its last look saw a stranded head: CPUs about to idle look too */
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct scxpol_pool_watch);
+} scxpol_pool_watch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -481,12 +504,35 @@ static __always_inline void scxpol_pool__pinned_note(s32 cpu)
 
 /* --- ops.init / ops.enable ----------------------------------------------- */
 
+static int scxpol_pool__watch_fn(void *map, int *key, struct scxpol_pool_watch *w);
+
+/* Start the watch's timer (scxpol_pool__watch()). */
+static __always_inline s32 scxpol_pool__watch_start(void)
+{
+	struct scxpol_pool_watch *w;
+	u32 zero = 0;
+	s32 ret;
+
+	w = bpf_map_lookup_elem(&scxpol_pool_watch, &zero);
+	if (!w)
+		return -ENOENT;
+	ret = bpf_timer_init(&w->timer, &scxpol_pool_watch, CLOCK_MONOTONIC);
+	/* -EBUSY: an earlier attach of this same object set it up */
+	if (ret && ret != -EBUSY)
+		return ret;
+	ret = bpf_timer_set_callback(&w->timer, scxpol_pool__watch_fn);
+	if (ret)
+		return ret;
+	return bpf_timer_start(&w->timer, SCXPOL_POOL_WATCH_NS, 0);
+}
+
 /*
  * From ops.init: create the shared queue, one queue per pool (all
  * max_pools of them, so a later publication can use any index) and two
  * per CPU for the tasks pinned to it, give every
  * pool clock @rule's rule, reset_every and busy_poll_after (NULL: FAIR,
- * no busy-poll detection), and allocate the borrowed-CPU mask.
+ * no busy-poll detection), allocate the borrowed-CPU mask, and start the
+ * watch (scxpol_pool__watch()).
  */
 static __always_inline s32 scxpol_pool_init(const struct scxpol_vclock *rule)
 {
@@ -531,7 +577,7 @@ static __always_inline s32 scxpol_pool_init(const struct scxpol_vclock *rule)
 	m = bpf_kptr_xchg(&ms->cpus, m);
 	if (m)
 		bpf_cpumask_release(m);
-	return 0;
+	return scxpol_pool__watch_start();
 }
 
 /* From ops.enable: @p starts at the shared clock (queueing clamps it to its pool's). */
@@ -1071,14 +1117,16 @@ static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime, s32 *po
 #define SCXPOL_POOL_STARVE_NS 1000000000ULL
 #endif
 
-/* scxpol_pool__stranded_head() for @h, the first task of @q's queue. */
-static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, u32 qflags,
-						  struct task_struct *h, s32 cpu)
+/*
+ * Whether @h, the first task of the queue of a pool whose CPUs are @qm
+ * (NULL: not published) and flags @qflags, is stranded there: see
+ * scxpol_pool__stranded_head().
+ */
+static __always_inline bool scxpol_pool__starved(const struct cpumask *qm, u32 qflags,
+						 struct task_struct *h)
 {
 	struct scxpol_task_ctx *t;
 
-	if (!bpf_cpumask_test_cpu((u32)cpu, h->cpus_ptr))
-		return false;
 	if (!qm || !bpf_cpumask_intersects(qm, h->cpus_ptr))
 		return true;
 	/* an exclusive pool's tasks wait for its own CPUs, however long */
@@ -1092,6 +1140,13 @@ static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, u32 
 	 * scx_bpf_now() is per CPU and may be behind the enqueuing CPU's.
 	 */
 	return t && (s64)(scxpol_now() - t->queued_at) > (s64)SCXPOL_POOL_STARVE_NS;
+}
+
+/* scxpol_pool__stranded_head() for @h, the first task of @q's queue. */
+static __always_inline bool scxpol_pool__stranded(const struct cpumask *qm, u32 qflags,
+						  struct task_struct *h, s32 cpu)
+{
+	return bpf_cpumask_test_cpu((u32)cpu, h->cpus_ptr) && scxpol_pool__starved(qm, qflags, h);
 }
 
 /*
@@ -1167,6 +1222,118 @@ __noinline int scxpol_pool__rescue(const struct scxpol_pool_view *v, s32 cpu, s3
 			return true;
 	}
 	return false;
+}
+
+/* --- the watch ----------------------------------------------------------- */
+
+/*
+ * scxpol_pool__watch() for @h, the first task of @pool's queue
+ * (SCXPOL_POOL_SHARED: the shared queue): wake an idle CPU that would take
+ * it, the way scxpol_pool__wake() would have: one of @pool, else, for a
+ * BORROW pool, of a LEND pool, else, for a STEAL pool, of a STEAL pool.
+ * For the shared queue, or a head stranded in its pool
+ * (scxpol_pool__starved()), an idle CPU @h may run on: its ops.dispatch
+ * takes it (scxpol_pool__rescue()). Returns whether @h is stranded.
+ */
+static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v, s32 pool,
+					       struct task_struct *h)
+{
+	const struct cpumask *qm = NULL, *m;
+	bool stranded = false;
+	u32 flags = 0;
+	s32 cpu;
+
+	if (pool != SCXPOL_POOL_SHARED) {
+		qm = scxpol_pool_cpumask(v, pool);
+		flags = scxpol_pool_flags(v, pool);
+		stranded = scxpol_pool__starved(qm, flags, h);
+	}
+	if (!qm || stranded) {
+		cpu = scx_bpf_pick_idle_cpu(h->cpus_ptr, 0);
+	} else {
+		cpu = scx_bpf_pick_idle_cpu(qm, 0);
+		if (cpu < 0 && (flags & SCXPOL_POOL_BORROW) &&
+		    (m = scxpol_pool__union(v, SCXPOL_POOL__LEND)))
+			cpu = scx_bpf_pick_idle_cpu(m, 0);
+		if (cpu < 0 && (flags & SCXPOL_POOL_STEAL) &&
+		    (m = scxpol_pool__union(v, SCXPOL_POOL__STEAL)))
+			cpu = scx_bpf_pick_idle_cpu(m, 0);
+	}
+	if (cpu >= 0) {
+		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		scxpol_stat_inc(SCXPOL_STAT_WATCH_KICK);
+	}
+	return stranded;
+}
+
+/*
+ * The watch, a safety net for wakeups that reach no CPU: every
+ * SCXPOL_POOL_WATCH_NS, a BPF timer started by scxpol_pool_init() looks at
+ * the head of every pool queue and of the shared queue, and wakes an idle
+ * CPU that would take it (scxpol_pool__nudge(); SCXPOL_STAT_WATCH_KICK).
+ * Enqueueing wakes a CPU it finds in the kernel's idle mask, which can be
+ * stale: a CPU whose ops.dispatch has just found nothing is not marked idle
+ * yet (the race scx_bpf_pick_idle_cpu()'s kernel doc warns of), and a CPU
+ * that went offline keeps its idle bit until someone claims it, so the kick
+ * is lost. The task then waits while every CPU that could run it sleeps,
+ * and when every CPU sleeps nothing wakes one: not even the kernel's
+ * watchdog, whose work item waits for this scheduler to run it. Returns
+ * whether a head is stranded in its pool (the watch's rescue flag).
+ * A global function (doc/conventions.md): a loop over the queues.
+ */
+int scxpol_pool__watch(const struct scxpol_pool_view *v);
+
+__noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
+{
+	struct task_struct *h;
+	bool stranded = false;
+	s32 pool;
+	u64 dsq;
+	u32 q;
+
+	if (!v)
+		return false;
+	/* a timer callback, reached from the sleepable ops.init: no RCU section of its own */
+	bpf_rcu_read_lock();
+	/* q == max_pools: the shared queue */
+	bpf_for(q, 0, scxpol_pool_conf.max_pools + 1) {
+		pool = q < scxpol_pool_conf.max_pools ? (s32)q : SCXPOL_POOL_SHARED;
+		dsq = scxpol_pool_dsq(pool);
+		if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
+			h = scx_bpf_dsq_peek(dsq);
+			if (h && scxpol_pool__nudge(v, pool, h))
+				stranded = true;
+			continue;
+		}
+		if (scx_bpf_dsq_nr_queued(dsq) <= 0)
+			continue;
+		bpf_for_each(scx_dsq, h, dsq, 0) {
+			if (scxpol_pool__nudge(v, pool, h))
+				stranded = true;
+			break;
+		}
+	}
+	bpf_rcu_read_unlock();
+	return stranded;
+}
+
+/* The watch's timer callback: look, then look again in SCXPOL_POOL_WATCH_NS. */
+static int scxpol_pool__watch_fn(void *map, int *key, struct scxpol_pool_watch *w)
+{
+	struct scxpol_pool_view v;
+	struct scxpol_exit_record *r;
+	u32 zero = 0;
+
+	(void)map;
+	(void)key;
+	r = bpf_map_lookup_elem(&scxpol_exit, &zero);
+	/* exited (the object outlives it): leave the CPUs to the next scheduler */
+	if (!r || READ_ONCE(r->kind))
+		return 0;
+	scxpol_pool_view(&v);
+	WRITE_ONCE(w->rescue, scxpol_pool__watch(&v) ? 1 : 0);
+	bpf_timer_start(&w->timer, SCXPOL_POOL_WATCH_NS, 0);
+	return 0;
 }
 
 /*
@@ -1251,7 +1418,8 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
  * queue of other tasks pinned to @cpu, the same way
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
  * (a LEND pool) the queues of BORROW pools not looked at already, nearest
- * first. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first
+ * first -> if the watch last saw a stranded head (scxpol_pool__watch()),
+ * that task. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first
  * for a task stranded or starving in another pool's queue
  * (scxpol_pool_stranded(); counted as a steal), then at the shared queue. A CPU in no pool
  * serves the shared queue (and its pinned tasks) only, and stranded tasks.
@@ -1261,6 +1429,7 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
 static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
 						     struct task_struct *prev)
 {
+	struct scxpol_pool_watch *w;
 	struct scxpol_pool_pcpu *pc;
 	struct scxpol_pool_slot *s;
 	bool shared_first = false, pinned = false, waiting;
@@ -1312,6 +1481,10 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (waiting && (scxpol_pool__take(SCXPOL_DSQ_CPU(cpu), SCXPOL_STAT_DISPATCH_PINNED) ||
 			scxpol_pool__take(SCXPOL_DSQ_CPU_SHARED(cpu), SCXPOL_STAT_DISPATCH_PINNED)))
 		return SCXPOL_POOL_SRC_PINNED;
+	/* the watch saw a stranded head and may have woken this CPU for it */
+	w = bpf_map_lookup_elem(&scxpol_pool_watch, &zero);
+	if (w && READ_ONCE(w->rescue) && scxpol_pool__rescue(v, cpu, pool))
+		return SCXPOL_POOL_SRC_RESCUE;
 	scxpol_stat_inc(SCXPOL_STAT_DISPATCH_NONE);
 	return SCXPOL_POOL_SRC_NONE;
 }

@@ -61,6 +61,7 @@ static __always_inline void scxpol_sched_cpu_offline(s32 cpu)
 	scxpol_sched__hotplug(cpu, 0);
 }
 
+#ifndef SCXPOL_HOST_TEST /* the host fake has no exit info (pool.bpf.h reads the record) */
 /* 6.18+ says which CPU triggered the exit; older kernels lack the field. */
 struct scx_exit_info___cpu {
 	s32 exit_cpu;
@@ -84,5 +85,6 @@ static __always_inline void scxpol_exit_record(struct scx_exit_info *ei)
 	asm volatile("" ::: "memory");
 	WRITE_ONCE(r->kind, BPF_CORE_READ(ei, kind));
 }
+#endif
 
 #endif

@@ -36,6 +36,15 @@ static struct fake_dsq dsqs[MAX_DSQS];
 static int nr_dsqs;
 static struct fake_dsq locals[FAKE_MAX_CPUS];
 static struct fake_kick kicks[MAX_KICKS];
+
+#define MAX_TIMERS 8
+static struct fake_timer {
+	const struct bpf_timer *t;
+	void *map;
+	void *cb;
+	u64 ns;
+} timers[MAX_TIMERS];
+static int nr_timers;
 static unsigned int nr_kicks;
 static struct fake_insert last_insert;
 static unsigned int nr_inserts;
@@ -88,6 +97,7 @@ void fake_reset(u32 n)
 	nr_dsqs = 0;
 	now_ns = 0;
 	nr_kicks = 0;
+	nr_timers = 0;
 	nr_inserts = 0;
 	memset(&last_insert, 0, sizeof(last_insert));
 	nr_errors = 0;
@@ -443,6 +453,75 @@ void scx_bpf_kick_cpu(s32 cpu, u64 flags)
 		fake_die("too many kicks");
 	kicks[nr_kicks].cpu = cpu;
 	kicks[nr_kicks++].flags = flags;
+}
+
+static struct fake_timer *fake_timer(const struct bpf_timer *t, bool create)
+{
+	int i;
+
+	for (i = 0; i < nr_timers; i++)
+		if (timers[i].t == t)
+			return &timers[i];
+	if (!create)
+		return NULL;
+	if (nr_timers == MAX_TIMERS)
+		fake_die("too many timers");
+	timers[nr_timers].t = t;
+	return &timers[nr_timers++];
+}
+
+long bpf_timer_init(struct bpf_timer *t, void *map, u64 flags)
+{
+	struct fake_timer *f = fake_timer(t, true);
+
+	(void)flags;
+	if (f->map)
+		return -EBUSY;
+	f->map = map;
+	return 0;
+}
+
+long fake_timer_set_callback(struct bpf_timer *t, void *cb)
+{
+	struct fake_timer *f = fake_timer(t, false);
+
+	if (!f || !f->map)
+		return -EINVAL;
+	f->cb = cb;
+	return 0;
+}
+
+long bpf_timer_start(struct bpf_timer *t, u64 ns, u64 flags)
+{
+	struct fake_timer *f = fake_timer(t, false);
+
+	(void)flags;
+	if (!f || !f->cb)
+		return -EINVAL;
+	f->ns = ns;
+	return 0;
+}
+
+u64 fake_timer_ns(const struct bpf_timer *t)
+{
+	struct fake_timer *f = fake_timer(t, false);
+
+	return f ? f->ns : 0;
+}
+
+void *fake_timer_cb(const struct bpf_timer *t)
+{
+	struct fake_timer *f = fake_timer(t, false);
+
+	return f ? f->cb : NULL;
+}
+
+void fake_timer_clear(const struct bpf_timer *t)
+{
+	struct fake_timer *f = fake_timer(t, false);
+
+	if (f)
+		f->ns = 0;
 }
 
 unsigned int fake_nr_kicks(void)

@@ -141,6 +141,8 @@ struct task_struct {
 	u64 fake_dsq;     /* DSQ it is queued on, 0 if none */
 };
 
+#define CLOCK_MONOTONIC 1
+
 /* A DSQ iterator: the fake walks a snapshot position of its queue. */
 struct bpf_iter_scx_dsq {
 	u64 dsq_id;
@@ -234,6 +236,11 @@ __weak u32 bpf_cpumask_any_and_distribute(const struct cpumask *a, const struct 
 __weak void bpf_rcu_read_lock(void);
 __weak void bpf_rcu_read_unlock(void);
 
+__weak long bpf_timer_init(struct bpf_timer *timer, void *map, u64 flags);
+long fake_timer_set_callback(struct bpf_timer *timer, void *cb);
+#define bpf_timer_set_callback(t, cb) fake_timer_set_callback((t), (void *)(cb))
+__weak long bpf_timer_start(struct bpf_timer *timer, u64 nsecs, u64 flags);
+
 __weak u64 bpf_ktime_get_ns(void);
 __weak u32 bpf_get_smp_processor_id(void);
 
@@ -318,6 +325,16 @@ const struct fake_kick *fake_kick_at(unsigned int i);
 void fake_clear_kicks(void);
 const struct fake_insert *fake_last_insert(void);
 unsigned int fake_nr_inserts(void);
+
+/*
+ * BPF timers (struct bpf_timer of <linux/bpf.h>) are recorded, not run: the
+ * delay of @t's last bpf_timer_start() (0: never started since
+ * fake_reset() or fake_timer_clear()) and its callback; a test runs the
+ * callback itself.
+ */
+u64 fake_timer_ns(const struct bpf_timer *t);
+void *fake_timer_cb(const struct bpf_timer *t);
+void fake_timer_clear(const struct bpf_timer *t);
 
 unsigned int fake_nr_errors(void);
 const char *fake_last_error(void);

@@ -5,7 +5,7 @@
  * Algorithm 1 and busy-poll detection, the task context, compat, DSQs,
  * stats, the exit record) the way a real policy would, and places tasks in
  * pools through two tables its loader fills: tgid -> pool and comm -> pool.
- * Tasks in neither table go to the shared queue.
+ * Tasks in neither table go to the shared queue, or to the --rest pool.
  */
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
@@ -22,6 +22,15 @@ const volatile u64 slice_ns = 5000000;
 /* Algorithm 1 resetting every reset_every enqueues; 0: the FAIR rule */
 const volatile u32 reset_every;
 const volatile u32 busy_poll_after;
+/*
+ * --lose-wakes: lose every wakeup of a task in a pool, as a stale idle mask
+ * does (pool.bpf.h, the watch): select_cpu places it on lose_wake_cpu
+ * without inserting it, enqueue queues it on its pool and wakes no CPU.
+ * -1: off.
+ */
+const volatile s32 lose_wake_cpu = -1;
+/* --rest: the pool of tasks in neither table */
+const volatile s32 rest_pool = SCXPOL_POOL_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -37,7 +46,7 @@ struct {
 	__type(value, s32);
 } testpol_comm SEC(".maps");
 
-/* The pool the loader's tables give @p, else the shared queue. */
+/* The pool the loader's tables give @p, else rest_pool. */
 static __always_inline s32 testpol_pool_of(struct task_struct *p)
 {
 	char comm[16];
@@ -49,24 +58,36 @@ static __always_inline s32 testpol_pool_of(struct task_struct *p)
 		return *pool;
 	__builtin_memcpy(comm, p->comm, sizeof(comm));
 	pool = bpf_map_lookup_elem(&testpol_comm, comm);
-	return pool ? *pool : SCXPOL_POOL_SHARED;
+	return pool ? *pool : rest_pool;
 }
 
 s32 SCXPOL_OPS(testpol_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	struct scxpol_pool_view v;
+	s32 pool = testpol_pool_of(p);
 
 	scxpol_pool_view(&v);
-	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), testpol_pool_of(p), prev_cpu,
-				      wake_flags, slice_ns, NULL);
+	if (lose_wake_cpu >= 0 && pool >= 0) {
+		scxpol_pool_assign(&v, p, scxpol_task_ctx(p), pool, slice_ns);
+		return lose_wake_cpu;
+	}
+	return scxpol_pool_select_cpu(&v, p, scxpol_task_ctx(p), pool, prev_cpu, wake_flags,
+				      slice_ns, NULL);
 }
 
 void SCXPOL_OPS(testpol_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct scxpol_pool_view v;
+	s32 pool = testpol_pool_of(p);
 
 	scxpol_pool_view(&v);
-	scxpol_pool_enqueue(&v, p, scxpol_task_ctx(p), testpol_pool_of(p), enq_flags, slice_ns);
+	if (lose_wake_cpu >= 0 && pool >= 0 && p->nr_cpus_allowed == scx_bpf_nr_cpu_ids()) {
+		scxpol_pool_assign(&v, p, scxpol_task_ctx(p), pool, slice_ns);
+		scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice_ns, p->scx.dsq_vtime,
+					enq_flags);
+		return;
+	}
+	scxpol_pool_enqueue(&v, p, scxpol_task_ctx(p), pool, enq_flags, slice_ns);
 }
 
 void SCXPOL_OPS(testpol_dispatch, s32 cpu, struct task_struct *prev)

@@ -48,6 +48,8 @@ struct opts {
 	unsigned int nr_pflags;
 	unsigned long long slice_us;
 	unsigned int alg1, busy_poll;
+	int lose_wake_cpu;			/* --lose-wakes; -1: off */
+	const char *rest;			/* --rest */
 	bool require_cover;			/* --require-cover */
 	struct place place[MAX_PLACE];
 	unsigned int nr_place;
@@ -63,6 +65,23 @@ static void on_usr(int sig)
 		want_stats = 1;
 }
 
+/* The index in @o->plan of pool @name (a name or an index), for @what; -EINVAL if none. */
+static int pool_index(const struct opts *o, const char *what, const char *name)
+{
+	int pool = scxpol_pool_plan_find(o->plan, name);
+	char *end;
+
+	if (pool >= 0)
+		return pool;
+	pool = (int)strtol(name, &end, 10);
+	if (*end || end == name || pool < 0 ||
+	    (unsigned int)pool >= scxpol_pool_plan_nr_pools(o->plan)) {
+		fprintf(stderr, "testpol: %s=%s: no such pool\n", what, name);
+		return -EINVAL;
+	}
+	return pool;
+}
+
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	struct testpol_bpf *t = skel;
@@ -74,6 +93,14 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	t->rodata->slice_ns = o->slice_us * 1000;
 	t->rodata->reset_every = o->alg1;
 	t->rodata->busy_poll_after = o->busy_poll;
+	t->rodata->lose_wake_cpu = o->lose_wake_cpu;
+	if (o->rest) {
+		int rest = pool_index(o, "--rest", o->rest);
+
+		if (rest < 0)
+			return rest;
+		t->rodata->rest_pool = rest;
+	}
 	if (o->require_cover) {
 		int r = scxpol_pool_require(s, SCXPOL_POOL_REQ_COVER);
 
@@ -91,18 +118,11 @@ static int place_tasks(struct scxpol_sched *s, struct testpol_bpf *t, struct opt
 	(void)s;
 	for (i = 0; i < o->nr_place; i++) {
 		struct place *pl = &o->place[i];
-		int pool = scxpol_pool_plan_find(o->plan, pl->pool);
-		char *end;
+		int pool = pool_index(o, pl->key, pl->pool);
 		int r;
 
-		if (pool < 0) {
-			pool = (int)strtol(pl->pool, &end, 10);
-			if (*end || end == pl->pool || pool < 0 ||
-			    (unsigned int)pool >= scxpol_pool_plan_nr_pools(o->plan)) {
-				fprintf(stderr, "testpol: %s=%s: no such pool\n", pl->key, pl->pool);
-				return -EINVAL;
-			}
-		}
+		if (pool < 0)
+			return pool;
 		if (pl->is_pid) {
 			__u32 tgid = (__u32)strtoul(pl->key, NULL, 10);
 
@@ -359,14 +379,20 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "  --require-cover      every plan must put every online CPU in a pool\n"
 		   "  --pid PID=POOL       tasks of process PID go to POOL (name or index)\n"
 		   "  --comm COMM=POOL     tasks named COMM go to POOL\n"
+		   "  --rest POOL          tasks placed by neither go to POOL (default: the shared\n"
+		   "                       queue)\n"
 		   "  --alg1 N             vtime by Algorithm 1, reset every N enqueues\n"
 		   "  --busy-poll N        demote tasks after N full-slice stints without sleeping\n"
+		   "  --lose-wakes CPU     lose every wakeup of a task in a pool, the way a stale\n"
+		   "                       idle mask does: place it on CPU without inserting it,\n"
+		   "                       queue it on its pool and wake no CPU for it (tests the\n"
+		   "                       library's watch)\n"
 		   "  -s SLICE_US          time slice in microseconds (default 5000)\n");
 	scxpol_cli_usage(c, f);
 	fprintf(f, "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
 }
 
-/* --alg1, --busy-poll: a number in 0..1000000 into *@out */
+/* --alg1, --busy-poll, --lose-wakes: a number in 0..1000000 into *@out */
 static int parse_count(const char *opt, const char *arg, unsigned int *out)
 {
 	unsigned long long v;
@@ -380,6 +406,7 @@ static int parse_count(const char *opt, const char *arg, unsigned int *out)
 static int option(struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
+	unsigned int cpu;
 
 	switch (opt) {
 	case 'p':
@@ -416,6 +443,14 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 		if (scxpol_cli_parse_uint("-s", arg, 1, 1000000, &o->slice_us))
 			return scxpol_cli_usage_error(c);
 		break;
+	case 'R':
+		o->rest = arg;
+		break;
+	case 'L':
+		if (parse_count("--lose-wakes", arg, &cpu))
+			return scxpol_cli_usage_error(c);
+		o->lose_wake_cpu = (int)cpu;
+		break;
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
@@ -432,9 +467,11 @@ int main(int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "alg1", required_argument, NULL, 'a' },
 		{ "busy-poll", required_argument, NULL, 'b' },
+		{ "lose-wakes", required_argument, NULL, 'L' },
+		{ "rest", required_argument, NULL, 'R' },
 		{ 0 },
 	};
-	struct opts o = { .slice_us = 5000 };
+	struct opts o = { .slice_us = 5000, .lose_wake_cpu = -1 };
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "testpol", .usage = usage,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_STATS_SOCKET, .options = longopts,
 		    .shortopts = "s:", .option = option, .ctx = &o);

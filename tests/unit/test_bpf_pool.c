@@ -1470,6 +1470,149 @@ static void test_exclusive_head_waits(void **state)
 	assert_int_equal(starving_head(SCXPOL_POOL_EXCLUSIVE), SCXPOL_POOL_SRC_POOL);
 }
 
+/* --- the watch ------------------------------------------------------------------ */
+
+static struct scxpol_pool_watch *watch(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scxpol_pool_watch, &zero);
+}
+
+/* The watch's timer fires: returns the kicks it made, as "cpu,cpu". */
+static const char *fire(void)
+{
+	static char buf[64];
+	struct scxpol_pool_watch *w = watch();
+	unsigned int i;
+	size_t o = 0;
+
+	fake_clear_kicks();
+	fake_timer_clear(&w->timer);
+	assert_int_equal(scxpol_pool__watch_fn(&scxpol_pool_watch, NULL, w), 0);
+	buf[0] = '\0';
+	for (i = 0; i < fake_nr_kicks(); i++) {
+		assert_int_equal(fake_kick_at(i)->flags, SCXPOL_KICK_IDLE);
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%d", i ? "," : "",
+				      fake_kick_at(i)->cpu);
+	}
+	return buf;
+}
+
+static void test_init_starts_the_watch(void **state)
+{
+	struct scxpol_pool_watch *w = watch();
+
+	(void)state;
+	assert_ptr_equal(fake_timer_cb(&w->timer), (void *)scxpol_pool__watch_fn);
+	assert_int_equal(fake_timer_ns(&w->timer), SCXPOL_POOL_WATCH_NS);
+	/* the same object attached again: its timer is already set up */
+	fake_timer_clear(&w->timer);
+	assert_int_equal(scxpol_pool__watch_start(), 0);
+	assert_int_equal(fake_timer_ns(&w->timer), SCXPOL_POOL_WATCH_NS);
+	/* nothing queued: it looks again, waking no one */
+	assert_string_equal(fire(), "");
+	assert_int_equal(fake_timer_ns(&w->timer), SCXPOL_POOL_WATCH_NS);
+}
+
+/*
+ * An enqueue found d1's CPUs busy, so it woke none, and then CPU 3 went
+ * idle (the race of a CPU that has just found nothing to dispatch): the
+ * watch wakes CPU 3, which takes the task. A BORROW pool whose CPUs are
+ * busy gets an idle CPU of a LEND pool; the shared queue any idle CPU the
+ * task may run on; a queue whose CPUs are all busy nothing.
+ */
+static void test_watch_wakes_a_cpu_for_a_lost_wakeup(void **state)
+{
+	const struct tpool plan[] = { { "d0", SCXPOL_POOL_LEND, "0-1", "1" },
+				      { "d1", SCXPOL_POOL_BORROW, "2-3", "0" } };
+	const s32 only1[] = { 1 };
+	struct task_struct *p = task(0, 2), *q = task(1, 2), *r = task(2, 0);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	fake_clear_kicks();
+	enqueue(p, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	fake_set_idle(3, true);
+	assert_string_equal(fire(), "3");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 1);
+	assert_int_equal(watch()->rescue, 0);
+	assert_int_equal(fake_timer_ns(&watch()->timer), SCXPOL_POOL_WATCH_NS);
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(3, 0), p);
+
+	/* every CPU busy: the queue waits for them, no kick */
+	fake_set_idle(3, false);
+	enqueue(q, 1, SCX_ENQ_WAKEUP);
+	assert_string_equal(fire(), "");
+	/* d1 busy, d0's CPU 1 idle: d1 borrows it */
+	fake_set_idle(1, true);
+	assert_string_equal(fire(), "1");
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_BORROW);
+	assert_ptr_equal(fake_local_at(1, 0), q);
+
+	/* the shared queue: an idle CPU the task may run on, not just any */
+	fake_task_allow(r, only1, 1);
+	r->nr_cpus_allowed = 2; /* not pinned: it queues on the shared queue */
+	enqueue(r, SCXPOL_POOL_SHARED, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 1);
+	fake_set_idle(0, true);
+	fake_set_idle(1, true);
+	assert_string_equal(fire(), "1");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 3);
+}
+
+/*
+ * d0's CPUs never dispatch again (they are going offline) and d1's CPU 3
+ * is idle: once the head of d0's queue has waited SCXPOL_POOL_STARVE_NS,
+ * the watch wakes CPU 3 and raises the rescue flag, and CPU 3, about to go
+ * idle, takes the task instead. Before that, CPU 3 leaves it alone.
+ */
+static void test_watch_rescues_a_stranded_head(void **state)
+{
+	/* not exclusive (those wait for their own CPUs); no LEND pool to borrow from */
+	const struct tpool plan[] = { { "d0", SCXPOL_POOL_BORROW, "0-1", NULL },
+				      { "d1", 0, "2-3", NULL } };
+	struct task_struct *p = task(0, 0);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-2");
+	enqueue(p, 0, 0);
+	assert_string_equal(fire(), "");
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_NONE);
+	fake_advance(SCXPOL_POOL_STARVE_NS + MS);
+	assert_string_equal(fire(), "3");
+	assert_int_equal(watch()->rescue, 1);
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_RESCUE);
+	assert_ptr_equal(fake_local_at(3, 0), p);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 0);
+	/* nothing stranded any more: the flag goes down at the next look */
+	assert_string_equal(fire(), "");
+	assert_int_equal(watch()->rescue, 0);
+}
+
+/* Once the scheduler has exited, the watch neither kicks nor looks again. */
+static void test_watch_stops_at_exit(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct scxpol_exit_record *rec;
+	u32 zero = 0;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	enqueue(task(0, 2), 1, 0);
+	fake_set_idle(2, true);
+	rec = bpf_map_lookup_elem(&scxpol_exit, &zero);
+	rec->kind = 64; /* SCX_EXIT_UNREG */
+	assert_string_equal(fire(), "");
+	assert_int_equal(fake_timer_ns(&watch()->timer), 0);
+	assert_true(fake_cpu_idle(2));
+}
+
 /*
  * A task ops.init_task never saw (an idle task) gets its context on
  * demand, in no pool: pool 0 would be a real one, and an idle CPU's
@@ -1820,6 +1963,10 @@ int main(void)
 		cmocka_unit_test_setup(test_resize_stranded_task_is_rescued, setup_llc3),
 		cmocka_unit_test_setup(test_starving_head_is_rescued, setup_4),
 		cmocka_unit_test_setup(test_exclusive_head_waits, setup_4),
+		cmocka_unit_test_setup(test_init_starts_the_watch, setup_4),
+		cmocka_unit_test_setup(test_watch_wakes_a_cpu_for_a_lost_wakeup, setup_4),
+		cmocka_unit_test_setup(test_watch_rescues_a_stranded_head, setup_4),
+		cmocka_unit_test_setup(test_watch_stops_at_exit, setup_4),
 		cmocka_unit_test_setup(test_woken_head_is_not_starving, setup_4),
 		cmocka_unit_test_setup(test_ctx_on_demand_is_in_no_pool, setup_4),
 		cmocka_unit_test_setup(test_dispatch_respects_affinity, setup_llc3),
