@@ -32,6 +32,24 @@ gap=$((STRESS_SECS / 10 > 3 ? STRESS_SECS / 10 : 3))
 # how long a step waits for the policy to be attached again
 RESTART_MAX=300
 
+# restart_stuck WHAT: what a restart that never came was doing, on the
+# console (the guest may be too stuck to print the test's own output): the
+# scheduler's state, where the loader waits, and SysRq's blocked tasks and CPUs
+restart_stuck() {
+	local st ops
+	get st $SCX/state
+	ops=$(cat $SCX/root/ops 2>/dev/null)
+	{
+		echo "stress hotplug: $P_NAME: no restart after $1: state=$st root/ops=$ops"
+		echo "stress hotplug: loader $POLICY_PID: $(grep -m1 '^State:' /proc/$POLICY_PID/status)" \
+			"wchan=$(cat /proc/$POLICY_PID/wchan 2>/dev/null)"
+		while read -r line; do echo "stress hotplug: loader stack: $line"; done \
+			</proc/$POLICY_PID/stack
+	} >/dev/kmsg 2>&1
+	echo w >/proc/sysrq-trigger
+	echo l >/proc/sysrq-trigger
+}
+
 # step CPU VALUE: write VALUE to CPU's online file; wait for the restart
 step() {
 	local seq now restarts n t0=$SECONDS
@@ -49,7 +67,10 @@ step() {
 			fail "$P_NAME: the loader exited after $1 online=$2: $(cat "$P_LOG")"
 		nap 0.1
 	done
-	[ "$now" -gt "$seq" ] || fail "$P_NAME: no re-enable after $1 online=$2: $(cat "$P_LOG")"
+	[ "$now" -gt "$seq" ] || {
+		restart_stuck "$1 online=$2"
+		fail "$P_NAME: no re-enable after $1 online=$2: $(cat "$P_LOG")"
+	}
 	assert_attached_now "after $1 online=$2"
 	# (as it goes: a test that times out shows how far it got)
 	note "$P_NAME: $1 online=$2: re-attached after $((SECONDS - t0)) s"
