@@ -1293,7 +1293,7 @@ __noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
 
 	if (!v)
 		return false;
-	/* a timer callback, reached from the sleepable ops.init: no RCU section of its own */
+	/* verified as part of the sleepable ops.init: the DSQ peek and iterator want RCU */
 	bpf_rcu_read_lock();
 	/* q == max_pools: the shared queue */
 	bpf_for(q, 0, scxpol_pool_conf.max_pools + 1) {

@@ -93,6 +93,11 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	t->rodata->slice_ns = o->slice_us * 1000;
 	t->rodata->reset_every = o->alg1;
 	t->rodata->busy_poll_after = o->busy_poll;
+	if (o->lose_wake_cpu >= libbpf_num_possible_cpus()) {
+		fprintf(stderr, "testpol: --lose-wakes %d: no such CPU (%d possible)\n",
+			o->lose_wake_cpu, libbpf_num_possible_cpus());
+		return -EINVAL;
+	}
 	t->rodata->lose_wake_cpu = o->lose_wake_cpu;
 	if (o->rest) {
 		int rest = pool_index(o, "--rest", o->rest);
