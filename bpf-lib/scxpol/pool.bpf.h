@@ -38,7 +38,8 @@
  *   quiescent  scxpol_pool_quiescent()
  * The policy decides which pool a task belongs to (a hint, a cgroup, its
  * comm...) and passes it in; -1 (SCXPOL_POOL_SHARED) means the shared
- * fallback queue, which every CPU serves after its own pool.
+ * fallback queue, which every CPU serves after its own pool. A policy
+ * that kicks CPUs itself does it with scxpol_pool_kick().
  *
  * It defines programs and global functions (doc/conventions.md): include
  * it in one .bpf.c of a BPF object.
@@ -128,7 +129,14 @@ struct scxpol_pool_curr {
 	u64 vtime;  /* the vtime that task was queued with (a head's lagged one) */
 	s32 pool;   /* that task's pool; -1: idle, or a task in no pool */
 	u32 pinned; /* 0: no task waits on its pinned queues (scxpol_pool_pinned_waiting()) */
+	u32 kick;   /* SCXPOL_POOL__KICK_*: kicks a CPU going offline left for the watch */
+	u32 pad;
 };
+
+/* The kicks of scxpol_pool_curr.kick (scxpol_pool_kick()). */
+#define SCXPOL_POOL__KICK_IDLE 1
+#define SCXPOL_POOL__KICK_PLAIN 2
+#define SCXPOL_POOL__KICK_PREEMPT 4
 
 #define SCXPOL_POOL__LEND 0     /* scxpol_pool_masks: lend union of half h at 0 + h */
 #define SCXPOL_POOL__STEAL 2    /* steal union at 2 + h */
@@ -209,7 +217,7 @@ struct {
 struct scxpol_pool_watch {
 	struct bpf_timer timer;
 	u32 rescue; /* its last look saw a stranded head: CPUs about to idle look too */
-	u32 pad;
+	u32 kick;   /* some scxpol_pool_curr.kick is set */
 };
 
 struct {
@@ -500,6 +508,72 @@ static __always_inline void scxpol_pool__pinned_note(s32 cpu)
 
 	if (cur)
 		__sync_fetch_and_add(&cur->pinned, 1);
+}
+
+/* --- kicks --------------------------------------------------------------- */
+
+/*
+ * Wake @cpu: scx_bpf_kick_cpu(@cpu, @flags), @flags 0, SCXPOL_KICK_IDLE or
+ * SCXPOL_KICK_PREEMPT. Policies kick through this, never the kfunc itself.
+ * A kick queues IRQ work on the kicking CPU, and raises the interrupt that
+ * runs it only if that CPU's queue was empty. A CPU going offline leaves
+ * the online mask, runs its IRQ work one last time, and still wakes tasks
+ * after that with its interrupts off for good (its stopper thread wakes the
+ * task that asked for the offlining: ops.enqueue runs there). Work queued
+ * then never runs and is still queued when the CPU comes back, so every
+ * later kick and scheduler exit queued on that CPU waits behind it with no
+ * interrupt, and disabling the scheduler waits for it forever. From a CPU
+ * out of the online mask the kick is left to the watch, which sends it from
+ * a live CPU within SCXPOL_POOL_WATCH_NS (counted in SCXPOL_STAT_WATCH_KICK):
+ * the CPU it was meant for may have been claimed from the idle mask
+ * already, and nothing else would wake it.
+ */
+static __always_inline void scxpol_pool_kick(s32 cpu, u64 flags)
+{
+	const struct cpumask *online = scx_bpf_get_online_cpumask();
+	bool up = bpf_cpumask_test_cpu(bpf_get_smp_processor_id(), online);
+	struct scxpol_pool_watch *w;
+	struct scxpol_pool_curr *c;
+	u32 key = (u32)cpu, zero = 0;
+
+	scx_bpf_put_cpumask(online);
+	if (up) {
+		scx_bpf_kick_cpu(cpu, flags);
+		return;
+	}
+	c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+	w = bpf_map_lookup_elem(&scxpol_pool_watch, &zero);
+	if (!c || !w)
+		return;
+	__sync_fetch_and_or(&c->kick, (flags & SCXPOL_KICK_PREEMPT) ? SCXPOL_POOL__KICK_PREEMPT :
+				      (flags & SCXPOL_KICK_IDLE) ? SCXPOL_POOL__KICK_IDLE :
+				      SCXPOL_POOL__KICK_PLAIN);
+	__sync_fetch_and_or(&w->kick, 1);
+}
+
+/*
+ * The watch sends the kicks CPUs going offline left (scxpol_pool_kick()),
+ * one per CPU, the strongest asked for: a preemption, else a plain kick
+ * (which also wakes an idle CPU), else an idle one.
+ */
+static __always_inline void scxpol_pool__kick_late(struct scxpol_pool_watch *w)
+{
+	struct scxpol_pool_curr *c;
+	u32 cpu, k;
+	u64 flags;
+
+	if (!READ_ONCE(w->kick) || !__sync_lock_test_and_set(&w->kick, 0))
+		return;
+	bpf_for(cpu, 0, scxpol_pool_conf.nr_cpus) {
+		c = bpf_map_lookup_elem(&scxpol_pool_curr, &cpu);
+		if (!c || !READ_ONCE(c->kick))
+			continue;
+		k = __sync_lock_test_and_set(&c->kick, 0);
+		flags = (k & SCXPOL_POOL__KICK_PREEMPT) ? SCXPOL_KICK_PREEMPT :
+			(k & SCXPOL_POOL__KICK_PLAIN) ? 0 : SCXPOL_KICK_IDLE;
+		scx_bpf_kick_cpu((s32)cpu, flags);
+		scxpol_stat_inc(SCXPOL_STAT_WATCH_KICK);
+	}
 }
 
 /* --- ops.init / ops.enable ----------------------------------------------- */
@@ -851,7 +925,7 @@ static __always_inline bool scxpol_pool__preempt(const struct scxpol_pool_view *
 	c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
 	if (!c || c->pool != pool || !scxpol_time_before(vtime, c->vtime))
 		return false;
-	scx_bpf_kick_cpu(cpu, SCXPOL_KICK_PREEMPT);
+	scxpol_pool_kick(cpu, SCXPOL_KICK_PREEMPT);
 	return true;
 }
 
@@ -889,7 +963,7 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 	if (in_pool) {
 		cpu = scx_bpf_pick_idle_cpu(pm, 0);
 		if (cpu >= 0) {
-			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 			return;
 		}
 	}
@@ -900,7 +974,7 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 		if (b) {
 			cpu = (s32)bpf_cpumask_any_and_distribute(pm, scxpol_cast_mask(b));
 			if ((u32)cpu < scx_bpf_nr_cpu_ids()) {
-				scx_bpf_kick_cpu(cpu, SCXPOL_KICK_PREEMPT);
+				scxpol_pool_kick(cpu, SCXPOL_KICK_PREEMPT);
 				scxpol_stat_inc(SCXPOL_STAT_RECLAIM);
 				return;
 			}
@@ -909,14 +983,14 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 	if (lend && in_lend) {
 		cpu = scx_bpf_pick_idle_cpu(lend, 0);
 		if (cpu >= 0) {
-			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 			return;
 		}
 	}
 	if (steal && in_steal) {
 		cpu = scx_bpf_pick_idle_cpu(steal, 0);
 		if (cpu >= 0)
-			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 	}
 }
 
@@ -999,7 +1073,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		scxpol_dsq_insert_vtime(p, pool >= 0 ? SCXPOL_DSQ_CPU(cpu) : SCXPOL_DSQ_CPU_SHARED(cpu),
 					slice, vtime, enq_flags);
 		scxpol_pool__pinned_note(cpu);
-		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
 	/* from when it may starve there (scxpol_pool__stranded()) */
@@ -1011,7 +1085,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		if (scxpol_pool__any_idle(p->cpus_ptr)) {
 			cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 			if (cpu >= 0)
-				scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+				scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 		}
 		return;
 	}
@@ -1019,7 +1093,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		/* only some of the pool's CPUs may run it: nudge one of them */
 		cpu = (s32)bpf_cpumask_any_and_distribute(pm, p->cpus_ptr);
 		if ((u32)cpu < scx_bpf_nr_cpu_ids())
-			scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
 	if (s)
@@ -1260,7 +1334,7 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
 			cpu = scx_bpf_pick_idle_cpu(m, 0);
 	}
 	if (cpu >= 0) {
-		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 		scxpol_stat_inc(SCXPOL_STAT_WATCH_KICK);
 	}
 	return stranded;
@@ -1330,6 +1404,7 @@ static int scxpol_pool__watch_fn(void *map, int *key, struct scxpol_pool_watch *
 	/* exited (the object outlives it): leave the CPUs to the next scheduler */
 	if (!r || READ_ONCE(r->kind))
 		return 0;
+	scxpol_pool__kick_late(w);
 	scxpol_pool_view(&v);
 	WRITE_ONCE(w->rescue, scxpol_pool__watch(&v) ? 1 : 0);
 	bpf_timer_start(&w->timer, SCXPOL_POOL_WATCH_NS, 0);
@@ -1852,7 +1927,7 @@ int scxpol_pool_commit(struct scxpol_pool_commit_args *a)
 		key = cpu * 2 + h;
 		now = bpf_map_lookup_elem(&scxpol_pool_cpus, &key);
 		if (was && now && was->pool != now->pool && cpu < scx_bpf_nr_cpu_ids())
-			scx_bpf_kick_cpu((s32)cpu, SCXPOL_KICK_PREEMPT);
+			scxpol_pool_kick((s32)cpu, SCXPOL_KICK_PREEMPT);
 	}
 	return 0;
 }

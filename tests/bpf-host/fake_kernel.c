@@ -31,6 +31,8 @@ static u32 nr_cpus;
 static s32 cur_cpu;
 static s32 core_of[FAKE_MAX_CPUS];
 static bool idle[FAKE_MAX_CPUS];
+static bool offline[FAKE_MAX_CPUS];
+static struct cpumask online_snapshot;
 static u64 now_ns;
 static struct fake_dsq dsqs[MAX_DSQS];
 static int nr_dsqs;
@@ -90,6 +92,7 @@ void fake_reset(u32 n)
 	for (i = 0; i < FAKE_MAX_CPUS; i++) {
 		core_of[i] = i;
 		idle[i] = (u32)i < n;
+		offline[i] = false;
 		dsq_free(&locals[i]);
 	}
 	for (i = 0; i < nr_dsqs; i++)
@@ -129,6 +132,12 @@ bool fake_cpu_idle(s32 cpu)
 {
 	check_cpu(cpu);
 	return idle[cpu];
+}
+
+void fake_set_online(s32 cpu, bool v)
+{
+	check_cpu(cpu);
+	offline[cpu] = !v;
 }
 
 void fake_set_cpu(s32 cpu)
@@ -439,6 +448,22 @@ const struct cpumask *scx_bpf_get_idle_smtmask(void)
 }
 
 void scx_bpf_put_idle_cpumask(const struct cpumask *m)
+{
+	(void)m;
+}
+
+const struct cpumask *scx_bpf_get_online_cpumask(void)
+{
+	u32 c;
+
+	memset(&online_snapshot, 0, sizeof(online_snapshot));
+	for (c = 0; c < nr_cpus; c++)
+		if (!offline[c])
+			fake_mask_set(&online_snapshot, (s32)c);
+	return &online_snapshot;
+}
+
+void scx_bpf_put_cpumask(const struct cpumask *m)
 {
 	(void)m;
 }

@@ -7,7 +7,8 @@
  *
  *   CPUs      fake_reset(n) makes CPUs 0..n-1, all idle, each its own core;
  *             fake_set_core() groups SMT siblings. The CPU a callback runs
- *             on is fake_set_cpu() (bpf_get_smp_processor_id()).
+ *             on is fake_set_cpu() (bpf_get_smp_processor_id()); all are
+ *             online until fake_set_online().
  *   Idle      scx_bpf_pick_idle_cpu() takes the lowest idle CPU of the mask,
  *             preferring CPUs whose whole core is idle when a core has more
  *             than one CPU (what the kernel does, minus its round-robin);
@@ -191,6 +192,8 @@ __weak bool scx_bpf_test_and_clear_cpu_idle(s32 cpu);
 __weak const struct cpumask *scx_bpf_get_idle_cpumask(void);
 __weak const struct cpumask *scx_bpf_get_idle_smtmask(void);
 __weak void scx_bpf_put_idle_cpumask(const struct cpumask *cpumask);
+__weak const struct cpumask *scx_bpf_get_online_cpumask(void);
+__weak void scx_bpf_put_cpumask(const struct cpumask *cpumask);
 __weak u32 scx_bpf_nr_cpu_ids(void);
 __weak s32 scx_bpf_task_cpu(const struct task_struct *p);
 __weak u64 scx_bpf_now(void);
@@ -301,6 +304,8 @@ void fake_reset(u32 nr_cpus);
 void fake_set_core(s32 cpu, s32 core);
 void fake_set_idle(s32 cpu, bool idle);
 bool fake_cpu_idle(s32 cpu);
+/* Take @cpu out of (false) or back into the online mask; all are online after fake_reset(). */
+void fake_set_online(s32 cpu, bool online);
 void fake_set_cpu(s32 cpu);
 void fake_set_clock(u64 ns);
 void fake_advance(u64 ns);

@@ -74,7 +74,7 @@ void SCXPOL_OPS(hintpol_enqueue, struct task_struct *p, u64 enq_flags)
 	if (cpu >= 0) {
 		scxpol_stat_user_inc(U_CLASS_PLACED);
 		scxpol_dsq_insert(p, SCXPOL_DSQ_USER(cpu), slice_ns, enq_flags);
-		scx_bpf_kick_cpu(cpu, SCXPOL_KICK_IDLE);
+		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 		return;
 	}
 	scxpol_dsq_insert_vtime(p, SCXPOL_DSQ_SHARED, slice_ns,

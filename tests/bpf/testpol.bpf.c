@@ -31,6 +31,13 @@ const volatile u32 busy_poll_after;
 const volatile s32 lose_wake_cpu = -1;
 /* --rest: the pool of tasks in neither table */
 const volatile s32 rest_pool = SCXPOL_POOL_SHARED;
+/*
+ * --kick-enqueue: every enqueue also kicks the task's CPU (a plain kick,
+ * which the kernel never skips the way it skips an idle kick of a busy
+ * CPU), so every enqueue made on a CPU, even one on its way down, kicks
+ * from that CPU (scxpol_pool_kick()).
+ */
+const volatile bool kick_enqueue;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -88,6 +95,8 @@ void SCXPOL_OPS(testpol_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	scxpol_pool_enqueue(&v, p, scxpol_task_ctx(p), pool, enq_flags, slice_ns);
+	if (kick_enqueue)
+		scxpol_pool_kick(scx_bpf_task_cpu(p), 0);
 }
 
 void SCXPOL_OPS(testpol_dispatch, s32 cpu, struct task_struct *prev)
@@ -140,6 +149,16 @@ s32 SCXPOL_OPS_SLEEPABLE(testpol_init)
 	return scxpol_pool_init(&rule);
 }
 
+void SCXPOL_OPS(testpol_cpu_online, s32 cpu)
+{
+	scxpol_sched_cpu_online(cpu);
+}
+
+void SCXPOL_OPS(testpol_cpu_offline, s32 cpu)
+{
+	scxpol_sched_cpu_offline(cpu);
+}
+
 void SCXPOL_OPS(testpol_exit, struct scx_exit_info *ei)
 {
 	scxpol_exit_record(ei);
@@ -154,6 +173,8 @@ SCXPOL_OPS_DEFINE(testpol_ops,
 	.quiescent = (void *)testpol_quiescent,
 	.enable = (void *)testpol_enable,
 	.init_task = (void *)testpol_init_task,
+	.cpu_online = (void *)testpol_cpu_online,
+	.cpu_offline = (void *)testpol_cpu_offline,
 	.init = (void *)testpol_init,
 	.exit = (void *)testpol_exit,
 	.name = "testpol");

@@ -50,6 +50,7 @@ struct opts {
 	unsigned int alg1, busy_poll;
 	int lose_wake_cpu;			/* --lose-wakes; -1: off */
 	const char *rest;			/* --rest */
+	bool kick_enqueue;			/* --kick-enqueue */
 	bool require_cover;			/* --require-cover */
 	struct place place[MAX_PLACE];
 	unsigned int nr_place;
@@ -99,6 +100,7 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 		return -EINVAL;
 	}
 	t->rodata->lose_wake_cpu = o->lose_wake_cpu;
+	t->rodata->kick_enqueue = o->kick_enqueue;
 	if (o->rest) {
 		int rest = pool_index(o, "--rest", o->rest);
 
@@ -392,6 +394,8 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                       idle mask does: place it on CPU without inserting it,\n"
 		   "                       queue it on its pool and wake no CPU for it (tests the\n"
 		   "                       library's watch)\n"
+		   "  --kick-enqueue       every enqueue also kicks the task's CPU (tests kicks\n"
+		   "                       made on a CPU going offline)\n"
 		   "  -s SLICE_US          time slice in microseconds (default 5000)\n");
 	scxpol_cli_usage(c, f);
 	fprintf(f, "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
@@ -456,6 +460,9 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 			return scxpol_cli_usage_error(c);
 		o->lose_wake_cpu = (int)cpu;
 		break;
+	case 'K':
+		o->kick_enqueue = true;
+		break;
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
@@ -474,6 +481,7 @@ int main(int argc, char **argv)
 		{ "busy-poll", required_argument, NULL, 'b' },
 		{ "lose-wakes", required_argument, NULL, 'L' },
 		{ "rest", required_argument, NULL, 'R' },
+		{ "kick-enqueue", no_argument, NULL, 'K' },
 		{ 0 },
 	};
 	struct opts o = { .slice_us = 5000, .lose_wake_cpu = -1 };

@@ -1595,6 +1595,59 @@ static void test_watch_rescues_a_stranded_head(void **state)
 }
 
 /* Once the scheduler has exited, the watch neither kicks nor looks again. */
+/*
+ * An enqueue made on a CPU going offline (out of the online mask, its
+ * interrupts off until it dies) claims d0's idle CPU 1 but does not kick
+ * it from there, where the kick's IRQ work would never run: the watch
+ * kicks CPU 1 from a live CPU, once (scxpol_pool_kick()).
+ */
+static void test_watch_sends_the_kicks_of_a_dying_cpu(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0");
+	fake_clear_kicks();
+	fake_set_cpu(3);
+	fake_set_online(3, false);
+	enqueue(task(0, 0), 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 1);
+	assert_int_equal(fake_nr_kicks(), 0);
+	assert_false(fake_cpu_idle(1));
+	fake_set_cpu(0);
+	assert_string_equal(fire(), "1");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 1);
+	assert_string_equal(fire(), "");
+	/* back online, it kicks for itself */
+	fake_set_online(3, true);
+	fake_set_cpu(3);
+	fake_set_idle(1, true);
+	enqueue(task(1, 0), 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 1);
+	assert_string_equal(fire(), "");
+	/* several left for one CPU: the watch sends the strongest, once */
+	fake_set_online(3, false);
+	fake_clear_kicks();
+	scxpol_pool_kick(2, SCX_KICK_IDLE);
+	scxpol_pool_kick(2, SCX_KICK_PREEMPT);
+	scxpol_pool_kick(1, SCX_KICK_IDLE);
+	scxpol_pool_kick(1, 0);
+	scxpol_pool_kick(0, SCX_KICK_IDLE);
+	assert_int_equal(fake_nr_kicks(), 0);
+	fake_set_cpu(0);
+	assert_int_equal(scxpol_pool__watch_fn(&scxpol_pool_watch, NULL, watch()), 0);
+	assert_int_equal(fake_nr_kicks(), 3);
+	assert_int_equal(fake_kick_at(0)->cpu, 0);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_IDLE);
+	assert_int_equal(fake_kick_at(1)->cpu, 1);
+	assert_int_equal(fake_kick_at(1)->flags, 0);
+	assert_int_equal(fake_kick_at(2)->cpu, 2);
+	assert_int_equal(fake_kick_at(2)->flags, SCX_KICK_PREEMPT);
+	assert_string_equal(fire(), "");
+}
+
 static void test_watch_stops_at_exit(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
@@ -1966,6 +2019,7 @@ int main(void)
 		cmocka_unit_test_setup(test_init_starts_the_watch, setup_4),
 		cmocka_unit_test_setup(test_watch_wakes_a_cpu_for_a_lost_wakeup, setup_4),
 		cmocka_unit_test_setup(test_watch_rescues_a_stranded_head, setup_4),
+		cmocka_unit_test_setup(test_watch_sends_the_kicks_of_a_dying_cpu, setup_4),
 		cmocka_unit_test_setup(test_watch_stops_at_exit, setup_4),
 		cmocka_unit_test_setup(test_woken_head_is_not_starving, setup_4),
 		cmocka_unit_test_setup(test_ctx_on_demand_is_in_no_pool, setup_4),
