@@ -3,8 +3,9 @@
  * testpol: the test policy of the bpflib VM suite. It wires every helper of
  * bpf-lib/scxpol (pools, dispatch order, stealing, lending, vtime with
  * Algorithm 1 and busy-poll detection, the task context, compat, DSQs,
- * stats, the exit record) the way a real policy would, and places tasks in
- * pools through two tables its loader fills: tgid -> pool and comm -> pool.
+ * stats, the exit record, the hotplug callbacks) the way a real policy
+ * would, and places tasks in pools through two tables its loader fills:
+ * tgid -> pool and comm -> pool.
  * Tasks in neither table go to the shared queue, or to the --rest pool.
  */
 #include <scxpol/common.bpf.h>
