@@ -17,10 +17,13 @@ cgroup_at_exit $CG/hs-reject
 mkdir -p $CG/hs-reject
 hintctl set cgroup $CG/hs-reject class=1
 rej0=$(counter hint_reject)
+# Straight into the map, past the client, and before the move: a raw write
+# bumps no generation, so only the move (a new cgroup id) makes the task
+# resolve its hint again. Written after it, the hint would be missed if the
+# gated shell, not yet asleep on the gate, had been enqueued in between.
 gated "$PROBE" cpus 1
-echo "$GATED_PID" >$CG/hs-reject/cgroup.procs
-# straight into the map, past the client
 hintctl raw tgid "$GATED_PID" class=99
+echo "$GATED_PID" >$CG/hs-reject/cgroup.procs
 release
 rej1=$(counter hint_reject)
 note "raw class 99 on the tgid, class 1 on the cgroup: $GATED_OUT; hint_reject +$((rej1 - rej0))"
@@ -29,8 +32,8 @@ expect_eq "cpus: the cgroup's class, not the rejected one" "$(gated_cpus)" 1
 
 # a pool out of range (hintpol accepts pools 0..1), straight into the map
 gated "$PROBE" cpus 1
-echo "$GATED_PID" >$CG/hs-reject/cgroup.procs
 hintctl raw tgid "$GATED_PID" pool=7
+echo "$GATED_PID" >$CG/hs-reject/cgroup.procs
 release
 rej2=$(counter hint_reject)
 note "raw pool 7 on the tgid: $GATED_OUT; hint_reject +$((rej2 - rej1))"
