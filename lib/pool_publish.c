@@ -83,6 +83,7 @@ static const struct sized_map sized_maps[] = {
 	{ "scxpol_pool_order", n_order2 },
 	{ "scxpol_pool_clock", n_pools1 },
 	{ "scxpol_pool_queued", n_pools1 },
+	{ "scxpol_pool_pending", n_pools1 },
 	{ "scxpol_pool_stage", n_pools },
 	{ "scxpol_pool_stage_mask", n_masks },
 	{ "scxpol_pool_stage_cpu", n_cpus },

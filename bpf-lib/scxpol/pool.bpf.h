@@ -39,7 +39,9 @@
  * The policy decides which pool a task belongs to (a hint, a cgroup, its
  * comm...) and passes it in; -1 (SCXPOL_POOL_SHARED) means the shared
  * fallback queue, which every CPU serves after its own pool. A policy
- * that kicks CPUs itself does it with scxpol_pool_kick().
+ * that kicks CPUs itself does it with scxpol_pool_kick(), and one that
+ * queues tasks on the pools' queues or the shared queue does it with
+ * scxpol_pool_enqueue(): dispatch trusts its counts (scxpol_pool__pending_add()).
  *
  * It defines programs and global functions (doc/conventions.md): include
  * it in one .bpf.c of a BPF object.
@@ -198,6 +200,14 @@ struct {
 	__type(key, u32);
 	__type(value, u32);
 } scxpol_pool_queued SEC(".maps");
+
+/* Tasks that may be on each pool's queue, last: the shared queue (scxpol_pool__pending_add()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, s64);
+} scxpol_pool_pending SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -443,6 +453,90 @@ static __always_inline struct scxpol_vclock *scxpol_pool_vclock(s32 pool)
 static __always_inline u64 scxpol_pool_dsq(s32 pool)
 {
 	return pool >= 0 ? SCXPOL_DSQ_POOL(pool) : SCXPOL_DSQ_SHARED;
+}
+
+/*
+ * Pending counts. A DSQ lookup (each move to the local DSQ, peek or depth
+ * takes one) costs 200-300 instructions, and most dispatches of an idle
+ * CPU look at queues that are empty. So scxpol_pool_enqueue() counts each
+ * task it queues on a pool's queue or the shared queue in that queue's
+ * scxpol_pool_pending entry, and the task's context remembers which
+ * (scxpol_task_ctx.pending); the count is dropped when the task has
+ * certainly left the queue: when it starts running (scxpol_pool_running()),
+ * is dequeued (scxpol_pool_quiescent(): a property change, a class change)
+ * or is enqueued again. The count is raised before the kernel inserts the
+ * task and dropped after it took it out, so it is never below the queue's
+ * length, and dispatch skips a queue whose count is 0
+ * (scxpol_pool__maybe_queued()): a look that would have found it empty,
+ * but for a task being inserted at that moment, which a look at the queue
+ * could miss as well (its enqueue kicks a CPU of its pool). A task whose
+ * drop the policy does not wire (no ops.quiescent, and it left sched_ext)
+ * leaves its count up: dispatch then looks at that queue every time, as
+ * without counts. Only tasks queued by scxpol_pool_enqueue() count:
+ * dispatch would skip a task a policy inserted into these queues itself.
+ */
+static __always_inline u32 scxpol_pool__pending_key(u64 dsq)
+{
+	return dsq == SCXPOL_DSQ_SHARED ? scxpol_pool_conf.max_pools :
+					  (u32)(dsq - SCXPOL_DSQ_POOL(0));
+}
+
+/* Count @t's task as queued on @dsq (a pool's queue or the shared queue). */
+static __always_inline void scxpol_pool__pending_add(struct scxpol_task_ctx *t, u64 dsq)
+{
+	u32 key = scxpol_pool__pending_key(dsq);
+	s64 *n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
+
+	if (!n)
+		return;
+	__sync_fetch_and_add(n, 1);
+	/* without a context the count can never be dropped: it stays up, which is safe */
+	if (t)
+		t->pending = key + 1;
+}
+
+/* Drop @t's count, if it has one: its task is not on that queue any more. */
+static __always_inline void scxpol_pool__pending_drop(struct scxpol_task_ctx *t)
+{
+	u32 key;
+	s64 *n;
+
+	if (!t || !t->pending)
+		return;
+	key = t->pending - 1;
+	t->pending = 0;
+	n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
+	if (n)
+		__sync_fetch_and_sub(n, 1);
+}
+
+/* Whether a task may be waiting on @dsq: false only for a counted queue whose count is 0. */
+static __always_inline bool scxpol_pool__maybe_queued(u64 dsq)
+{
+	u32 key;
+	s64 *n;
+
+	if (dsq != SCXPOL_DSQ_SHARED && (dsq < SCXPOL_DSQ_POOL(0) ||
+					 dsq >= SCXPOL_DSQ_POOL(scxpol_pool_conf.max_pools)))
+		return true;
+	key = scxpol_pool__pending_key(dsq);
+	n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
+	return !n || READ_ONCE(*n) > 0;
+}
+
+/*
+ * From the watch, which found a task on the queue of count @key: a count
+ * of 0 there means a task the counts missed (a policy's own insert), which
+ * dispatch would skip forever. Raise it for good: dispatch looks again.
+ */
+static __always_inline void scxpol_pool__pending_repair(u32 key)
+{
+	s64 *n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
+
+	if (n && READ_ONCE(*n) <= 0) {
+		__sync_fetch_and_add(n, 1);
+		scxpol_stat_inc(SCXPOL_STAT_PENDING_REPAIR);
+	}
 }
 
 /* Tasks waiting on @pool's queue (SCXPOL_POOL_SHARED: the shared queue). */
@@ -1047,6 +1141,8 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	u64 vtime;
 
 	scxpol_stat_inc(SCXPOL_STAT_ENQUEUE);
+	/* being enqueued, it is on no queue: a count it still has is stale */
+	scxpol_pool__pending_drop(t);
 	if (p->nr_cpus_allowed == 1) {
 		cpu = (s32)bpf_cpumask_first(p->cpus_ptr);
 		/* a bound kernel thread is in no pool, whatever it had before its binding */
@@ -1079,6 +1175,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	/* from when it may starve there (scxpol_pool__stranded()) */
 	if (t && pm)
 		t->queued_at = scxpol_now();
+	scxpol_pool__pending_add(t, scxpol_pool_dsq(pool));
 	scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice, vtime, enq_flags);
 	if (!pm) {
 		/* every CPU serves the shared queue: wake one @p may use, if one is idle */
@@ -1141,7 +1238,7 @@ __noinline int scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool, u32
 		qflags = scxpol_pool_flags(v, (s32)q);
 		if (q == (u32)pool || !(qflags & want) || (qflags & skip))
 			continue;
-		if (scx_bpf_dsq_nr_queued(SCXPOL_DSQ_POOL(q)) > 0 &&
+		if (scxpol_pool__maybe_queued(SCXPOL_DSQ_POOL(q)) &&
 		    scxpol_pool__take(SCXPOL_DSQ_POOL(q), stat))
 			return true;
 	}
@@ -1170,6 +1267,8 @@ static __always_inline bool scxpol_pool__head_vtime(u64 dsq, u64 *vtime, s32 *po
 {
 	struct task_struct *q;
 
+	if (!scxpol_pool__maybe_queued(dsq))
+		return false;
 	/* 7.1+: one DSQ lookup instead of two (the count, then an iterator) */
 	if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
 		q = scx_bpf_dsq_peek(dsq);
@@ -1375,12 +1474,15 @@ __noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
 		dsq = scxpol_pool_dsq(pool);
 		if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
 			h = scx_bpf_dsq_peek(dsq);
+			if (h)
+				scxpol_pool__pending_repair(q);
 			if (h && scxpol_pool__nudge(v, pool, h))
 				stranded = true;
 			continue;
 		}
 		if (scx_bpf_dsq_nr_queued(dsq) <= 0)
 			continue;
+		scxpol_pool__pending_repair(q);
 		bpf_for_each(scx_dsq, h, dsq, 0) {
 			if (scxpol_pool__nudge(v, pool, h))
 				stranded = true;
@@ -1478,7 +1580,8 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
 	if (waiting && scxpol_pool__head_vtime(pinned, &pin, NULL) &&
 	    scxpol_pool__take_pinned(pinned, pin, SCXPOL_DSQ_SHARED))
 		return SCXPOL_POOL_SRC_PINNED;
-	if (scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
+	if (scxpol_pool__maybe_queued(SCXPOL_DSQ_SHARED) &&
+	    scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
 		return SCXPOL_POOL_SRC_SHARED;
 	return SCXPOL_POOL_SRC_NONE;
 }
@@ -1540,7 +1643,8 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (s) {
 		flags = s->desc.flags;
 		nr_order = s->desc.nr_order;
-		if (scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
+		if (scxpol_pool__maybe_queued(SCXPOL_DSQ_POOL(pool)) &&
+		    scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
 			return SCXPOL_POOL_SRC_POOL;
 		/* rather than fetch other work while @prev would wait in its queue */
 		if (scxpol_pool__keep(v, prev, pool, pinned ? &pin : NULL, false))
@@ -1594,6 +1698,7 @@ static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v
 	s32 cpu, here;
 	u32 key;
 
+	scxpol_pool__pending_drop(t);
 	cpu = scx_bpf_task_cpu(p);
 	key = (u32)cpu;
 	cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
@@ -1646,9 +1751,13 @@ static __always_inline void scxpol_pool_stopping(const struct scxpol_pool_view *
 		bpf_cpumask_clear_cpu((u32)scx_bpf_task_cpu(p), b);
 }
 
-/* ops.quiescent: count sleeps (Algorithm 1's sleep frequency). */
+/*
+ * ops.quiescent: count sleeps (Algorithm 1's sleep frequency); a task
+ * dequeued from its queue no longer counts there (scxpol_pool__pending_add()).
+ */
 static __always_inline void scxpol_pool_quiescent(struct scxpol_task_ctx *t, u64 deq_flags)
 {
+	scxpol_pool__pending_drop(t);
 	scxpol_vtime_quiescent_ctx(t, deq_flags);
 }
 

@@ -23,6 +23,8 @@ struct scxpol_task_ctx {
 	s32 pool;          /* pool/domain it was last placed in, -1 none */
 	u32 pool_gen;      /* pool table generation of that placement */
 	u32 flags;         /* SCXPOL_TASKF_* */
+	u32 pending;       /* 1 + the scxpol_pool_pending key it counts in; 0 none */
+	u32 pad0;
 	u64 hint_gen;      /* hint meta gen + 1 of the cached hint; 0 = none cached */
 	u64 hint_cgid;     /* cgroup the cached hint was resolved in */
 	s32 hint_pool;     /* cached hint fields (see hint.bpf.h) */

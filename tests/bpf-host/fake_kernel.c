@@ -80,6 +80,9 @@ static void dsq_free(struct fake_dsq *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* scx_bpf_dsq_move_to_local() calls, each a DSQ lookup in the kernel */
+static unsigned int nr_moves;
+
 void fake_reset(u32 n)
 {
 	int i;
@@ -89,6 +92,7 @@ void fake_reset(u32 n)
 	fake_maps_reset();
 	nr_cpus = n;
 	cur_cpu = 0;
+	nr_moves = 0;
 	for (i = 0; i < FAKE_MAX_CPUS; i++) {
 		core_of[i] = i;
 		idle[i] = (u32)i < n;
@@ -715,10 +719,17 @@ void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice, u64 
 	insert(p, dsq_id, slice, vtime, enq_flags, true);
 }
 
+unsigned int fake_nr_moves(void)
+{
+	return nr_moves;
+}
+
 bool scx_bpf_dsq_move_to_local(u64 dsq_id)
 {
 	struct fake_dsq *d = find_dsq(dsq_id);
 	int i;
+
+	nr_moves++;
 
 	if (!d) {
 		fake_record_error(false, 0, "non-existent DSQ 0x%llx", (unsigned long long)dsq_id);

@@ -324,6 +324,8 @@ int fake_local_count(s32 cpu);
 struct task_struct *fake_local_at(s32 cpu, int i);
 /* Take the first task of @cpu's local DSQ (it starts running there). */
 struct task_struct *fake_local_pop(s32 cpu);
+/* Calls of scx_bpf_dsq_move_to_local() since the reset. */
+unsigned int fake_nr_moves(void);
 
 unsigned int fake_nr_kicks(void);
 const struct fake_kick *fake_kick_at(unsigned int i);

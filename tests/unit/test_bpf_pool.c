@@ -40,6 +40,7 @@ static void setup_pools(u32 nr_cpus, u32 max_pools)
 	FAKE_MAP_RESIZE(&scxpol_pool_order, 2 * max_pools * max_pools);
 	FAKE_MAP_RESIZE(&scxpol_pool_clock, max_pools + 1);
 	FAKE_MAP_RESIZE(&scxpol_pool_queued, max_pools + 1);
+	FAKE_MAP_RESIZE(&scxpol_pool_pending, max_pools + 1);
 	FAKE_MAP_RESIZE(&scxpol_pool_stage, max_pools);
 	FAKE_MAP_RESIZE(&scxpol_pool_stage_mask, max_pools * scxpol_pool_conf.nr_words);
 	FAKE_MAP_RESIZE(&scxpol_pool_stage_cpu, nr_cpus);
@@ -1516,6 +1517,78 @@ static void test_init_starts_the_watch(void **state)
 }
 
 /*
+ * The pending counts (scxpol_pool__pending_add()): a task queued by
+ * scxpol_pool_enqueue() counts on its queue until it runs, is dequeued or
+ * is enqueued again, and a dispatch that finds every count at 0 looks at
+ * no queue. Each case can fail: a count that stayed up would make the
+ * last dispatch look at the queues, one dropped early would skip a task.
+ */
+static void test_pending_counts_skip_empty_queues(void **state)
+{
+	const struct tpool plan[] = { { "d0", SCXPOL_POOL_STEAL, "0-1", "1" },
+				      { "d1", SCXPOL_POOL_STEAL, "2-3", "0" } };
+	struct task_struct *p = task(0, 0), *q = task(1, 0);
+	u32 d0 = 0, shared = scxpol_pool_conf.max_pools;
+	unsigned int moves;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	enqueue(p, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d0), 1);
+	assert_int_equal(scxpol_task_ctx(p)->pending, d0 + 1);
+	/* taken by another domain's CPU (a steal): counted until it runs */
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_STEAL);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d0), 1);
+	/* enqueued again from there without having run (the kernel re-enqueues): still one */
+	assert_ptr_equal(fake_local_pop(2), p);
+	enqueue(p, 0, 0);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d0), 1);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_STEAL);
+	running(fake_local_pop(2));
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d0), 0);
+	assert_int_equal(scxpol_task_ctx(p)->pending, 0);
+	/* dequeued from the shared queue (a property change): ops.quiescent drops it */
+	enqueue(q, SCXPOL_POOL_SHARED, SCX_ENQ_WAKEUP);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &shared), 1);
+	scxpol_pool_quiescent(scxpol_task_ctx(q), 0);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &shared), 0);
+	/* every count 0: a dispatch moves from no queue (q is still on the fake's shared queue) */
+	moves = fake_nr_moves();
+	assert_int_equal(dispatch(0), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(fake_nr_moves(), moves);
+	assert_int_equal(fake_nr_errors(), 0);
+}
+
+/*
+ * A task a policy put on a pool's queue itself, past scxpol_pool_enqueue(),
+ * has no count: dispatch skips it until the watch finds it there, raises
+ * the count (pending_repair) and wakes a CPU, which then takes it.
+ */
+static void test_watch_repairs_an_uncounted_queue(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", "1" }, { "d1", 0, "2-3", "0" } };
+	struct task_struct *p = task(0, 0);
+	u32 d1 = 1;
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	scxpol_dsq_insert_vtime(p, SCXPOL_DSQ_POOL(1), SLICE, 0, 0);
+	fake_set_idle(2, true);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	assert_string_equal(fire(), "2");
+	assert_int_equal(stat(SCXPOL_STAT_PENDING_REPAIR), 1);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d1), 1);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(2, 0), p);
+	/* a count already up is left alone */
+	assert_string_equal(fire(), "");
+	assert_int_equal(stat(SCXPOL_STAT_PENDING_REPAIR), 1);
+}
+
+/*
  * An enqueue found d1's CPUs busy, so it woke none, and then CPU 3 went
  * idle (the race of a CPU that has just found nothing to dispatch): the
  * watch wakes CPU 3, which takes the task. A BORROW pool whose CPUs are
@@ -2020,6 +2093,8 @@ int main(void)
 		cmocka_unit_test_setup(test_watch_wakes_a_cpu_for_a_lost_wakeup, setup_4),
 		cmocka_unit_test_setup(test_watch_rescues_a_stranded_head, setup_4),
 		cmocka_unit_test_setup(test_watch_sends_the_kicks_of_a_dying_cpu, setup_4),
+		cmocka_unit_test_setup(test_pending_counts_skip_empty_queues, setup_4),
+		cmocka_unit_test_setup(test_watch_repairs_an_uncounted_queue, setup_4),
 		cmocka_unit_test_setup(test_watch_stops_at_exit, setup_4),
 		cmocka_unit_test_setup(test_woken_head_is_not_starving, setup_4),
 		cmocka_unit_test_setup(test_ctx_on_demand_is_in_no_pool, setup_4),

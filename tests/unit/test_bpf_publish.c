@@ -59,6 +59,7 @@ static int setup(void **state)
 	FAKE_MAP_RESIZE(&scxpol_pool_order, 2 * 4 * 4);
 	FAKE_MAP_RESIZE(&scxpol_pool_clock, 4 + 1);
 	FAKE_MAP_RESIZE(&scxpol_pool_queued, 4 + 1);
+	FAKE_MAP_RESIZE(&scxpol_pool_pending, 4 + 1);
 	FAKE_MAP_RESIZE(&scxpol_pool_stage, 4);
 	FAKE_MAP_RESIZE(&scxpol_pool_stage_mask, 4);
 	FAKE_MAP_RESIZE(&scxpol_pool_stage_cpu, 8);

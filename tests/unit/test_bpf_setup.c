@@ -95,6 +95,7 @@ static void test_setup_sizes_maps(void **state)
 	assert_int_equal(max_entries(s, "scxpol_pool_order"), 2 * p * p);
 	assert_int_equal(max_entries(s, "scxpol_pool_clock"), p + 1);
 	assert_int_equal(max_entries(s, "scxpol_pool_queued"), p + 1);
+	assert_int_equal(max_entries(s, "scxpol_pool_pending"), p + 1);
 	assert_int_equal(max_entries(s, "scxpol_pool_stage"), p);
 	assert_int_equal(max_entries(s, "scxpol_pool_stage_mask"), p * ((n + 63) / 64));
 	assert_int_equal(max_entries(s, "scxpol_pool_stage_cpu"), n);

@@ -36,6 +36,7 @@ enum scxpol_stat {
 	SCXPOL_STAT_DISPATCH_PINNED,    /* dispatched from the CPU's queue of tasks pinned to it */
 	SCXPOL_STAT_KTHREAD_LOCAL,      /* a kernel thread bound to one CPU queued first there */
 	SCXPOL_STAT_WATCH_KICK,         /* the pool watch woke an idle CPU for a queue left waiting */
+	SCXPOL_STAT_PENDING_REPAIR,     /* the pool watch found a task a queue's count missed */
 	SCXPOL_STAT_NR,
 };
 
@@ -49,6 +50,7 @@ enum scxpol_stat {
 	"enqueue", "direct", "dispatch_pool", "dispatch_shared", "dispatch_steal", \
 	"dispatch_borrow", "dispatch_none", "borrow_idle", "reclaim", "hint_hit", \
 	"hint_miss", "hint_reject", "busy_poll_demote", "pool_commit",        \
-	"pool_reject", "important", "dispatch_pinned", "kthread_local", "watch_kick"
+	"pool_reject", "important", "dispatch_pinned", "kthread_local", "watch_kick", \
+	"pending_repair"
 
 #endif

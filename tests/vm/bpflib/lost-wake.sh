@@ -5,7 +5,9 @@
 # wakes for them: nothing but the library's watch wakes CPU 2 or 3 for d1's
 # task. The task sleeps 20 ms and works 100 us in a loop: it must keep
 # running, on d1's CPUs only, the watch's kicks counted (watch_kick), and
-# the scheduler must stay attached. (Built without the watch, its first
+# the scheduler must stay attached. Its inserts bypass scxpol_pool_enqueue()
+# and so the queue's pending count, which dispatch would trust: the watch
+# must find the task there and raise the count (pending_repair). (Built without the watch, its first
 # lost wakeup waited 30 s and the kernel's watchdog ejected testpol:
 # "lostwake[144] failed to run for 30.188s".)
 . "$SCXPOL_SRC/tests/vm/lib.sh"
@@ -30,3 +32,4 @@ note "$stats"
 kicks=$(field watch_kick "$stats")
 [ "$wakeups" -ge 10 ] || fail "only $wakeups wakeups in 3 s of 20 ms sleeps: $out"
 [ "$kicks" -ge $((wakeups / 2)) ] || fail "watch_kick $kicks for $wakeups lost wakeups: $stats"
+[ "$(field pending_repair "$stats")" -ge 1 ] || fail "no pending_repair for an uncounted queue: $stats"
