@@ -1200,9 +1200,10 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 
 /* --- ops.dispatch -------------------------------------------------------- */
 
+/* Move the first task of @dsq this CPU may run to its local DSQ; count it in @stat. */
 static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
 {
-	if (!scxpol_dsq_move_to_local(dsq))
+	if (!scxpol_pool__maybe_queued(dsq) || !scxpol_dsq_move_to_local(dsq))
 		return false;
 	scxpol_stat_inc(stat);
 	return true;
@@ -1238,8 +1239,7 @@ __noinline int scxpol_pool__pull(const struct scxpol_pool_view *v, s32 pool, u32
 		qflags = scxpol_pool_flags(v, (s32)q);
 		if (q == (u32)pool || !(qflags & want) || (qflags & skip))
 			continue;
-		if (scxpol_pool__maybe_queued(SCXPOL_DSQ_POOL(q)) &&
-		    scxpol_pool__take(SCXPOL_DSQ_POOL(q), stat))
+		if (scxpol_pool__take(SCXPOL_DSQ_POOL(q), stat))
 			return true;
 	}
 	return false;
@@ -1474,9 +1474,10 @@ __noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
 		dsq = scxpol_pool_dsq(pool);
 		if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
 			h = scx_bpf_dsq_peek(dsq);
-			if (h)
-				scxpol_pool__pending_repair(q);
-			if (h && scxpol_pool__nudge(v, pool, h))
+			if (!h)
+				continue;
+			scxpol_pool__pending_repair(q);
+			if (scxpol_pool__nudge(v, pool, h))
 				stranded = true;
 			continue;
 		}
@@ -1580,8 +1581,7 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
 	if (waiting && scxpol_pool__head_vtime(pinned, &pin, NULL) &&
 	    scxpol_pool__take_pinned(pinned, pin, SCXPOL_DSQ_SHARED))
 		return SCXPOL_POOL_SRC_PINNED;
-	if (scxpol_pool__maybe_queued(SCXPOL_DSQ_SHARED) &&
-	    scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
+	if (scxpol_pool__take(SCXPOL_DSQ_SHARED, SCXPOL_STAT_DISPATCH_SHARED))
 		return SCXPOL_POOL_SRC_SHARED;
 	return SCXPOL_POOL_SRC_NONE;
 }
@@ -1643,8 +1643,7 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (s) {
 		flags = s->desc.flags;
 		nr_order = s->desc.nr_order;
-		if (scxpol_pool__maybe_queued(SCXPOL_DSQ_POOL(pool)) &&
-		    scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
+		if (scxpol_pool__take(SCXPOL_DSQ_POOL(pool), SCXPOL_STAT_DISPATCH_POOL))
 			return SCXPOL_POOL_SRC_POOL;
 		/* rather than fetch other work while @prev would wait in its queue */
 		if (scxpol_pool__keep(v, prev, pool, pinned ? &pin : NULL, false))

@@ -33,6 +33,8 @@ static s32 core_of[FAKE_MAX_CPUS];
 static bool idle[FAKE_MAX_CPUS];
 static bool offline[FAKE_MAX_CPUS];
 static struct cpumask online_snapshot;
+/* scx_bpf_dsq_move_to_local() calls, each a DSQ lookup in the kernel */
+static unsigned int nr_moves;
 static u64 now_ns;
 static struct fake_dsq dsqs[MAX_DSQS];
 static int nr_dsqs;
@@ -79,9 +81,6 @@ static void dsq_free(struct fake_dsq *d)
 	free(d->q);
 	memset(d, 0, sizeof(*d));
 }
-
-/* scx_bpf_dsq_move_to_local() calls, each a DSQ lookup in the kernel */
-static unsigned int nr_moves;
 
 void fake_reset(u32 n)
 {
@@ -730,7 +729,6 @@ bool scx_bpf_dsq_move_to_local(u64 dsq_id)
 	int i;
 
 	nr_moves++;
-
 	if (!d) {
 		fake_record_error(false, 0, "non-existent DSQ 0x%llx", (unsigned long long)dsq_id);
 		return false;
