@@ -942,9 +942,53 @@ static __always_inline void scxpol_pool__direct(struct task_struct *p, u64 slice
 }
 
 /*
+ * For a task of STEAL pool @pool (slot @s, CPUs @pm) that found no idle CPU
+ * of its own: an idle CPU of a STEAL pool, @prev_cpu first, if @pool's
+ * queue and the shared queue are empty (pending counts 0) and, for a LEND
+ * pool, none of its CPUs is lent out. Its enqueue would have found the same:
+ * queued alone, it would have the idle CPU kicked to steal it
+ * (scxpol_pool__wake()); placed there now, it skips the enqueue, the kick
+ * and the steal's DSQ move, and the wait for them. The wake would have
+ * preempted a later task of @pool on its CPU first, but that task would
+ * then have gone to the same idle CPU; a lent CPU, though, goes back to its
+ * own pool's work before a task of the pool runs elsewhere. With tasks
+ * queued ahead, the task queues behind them. Counts SCXPOL_STAT_STEAL_IDLE.
+ */
+static __always_inline s32 scxpol_pool__steal_idle(const struct scxpol_pool_view *v,
+						   struct scxpol_pool_slot *s,
+						   const struct cpumask *pm, s32 pool, s32 prev_cpu)
+{
+	const struct cpumask *steal;
+	struct bpf_cpumask *b;
+	u32 flags = s->desc.flags;
+	s32 cpu;
+
+	if (!(flags & SCXPOL_POOL_STEAL) || scxpol_pool__maybe_queued(scxpol_pool_dsq(pool)) ||
+	    scxpol_pool__maybe_queued(SCXPOL_DSQ_SHARED))
+		return -EBUSY;
+	if (flags & SCXPOL_POOL_LEND) {
+		b = scxpol_pool__borrowed();
+		if (!b || bpf_cpumask_intersects(pm, scxpol_cast_mask(b)))
+			return -EBUSY;
+	}
+	steal = scxpol_pool__union(v, SCXPOL_POOL__STEAL);
+	if (!steal)
+		return -EBUSY;
+	if (bpf_cpumask_test_cpu((u32)prev_cpu, steal) && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+		cpu = prev_cpu;
+	else
+		cpu = scx_bpf_pick_idle_cpu(steal, 0);
+	if (cpu >= 0)
+		scxpol_stat_inc(SCXPOL_STAT_STEAL_IDLE);
+	return cpu;
+}
+
+/*
  * ops.select_cpu for a task of @pool (SCXPOL_POOL_SHARED: no pool): place it
- * on an idle CPU (scxpol_pool_pick_idle()) and insert it there directly
- * with @slice; otherwise return @prev_cpu and let ops.enqueue queue it.
+ * on an idle CPU (scxpol_pool_pick_idle(); for a STEAL pool with nothing
+ * queued, then one a steal would have taken it to:
+ * scxpol_pool__steal_idle()) and insert it there directly with @slice;
+ * otherwise return @prev_cpu and let ops.enqueue queue it.
  * Tasks in no pool use the kernel's default idle selection. A task whose
  * affinity excludes some CPUs takes only an idle @prev_cpu of its pool; if
  * its affinity misses the pool entirely, the kernel's default selection
@@ -987,6 +1031,8 @@ static __always_inline s32 scxpol_pool_select_cpu(const struct scxpol_pool_view 
 	if (!s)
 		return prev_cpu;
 	cpu = scxpol_pool__pick_idle(v, s, pm, pool, prev_cpu, &borrowed);
+	if (cpu < 0)
+		cpu = scxpol_pool__steal_idle(v, s, pm, pool, prev_cpu);
 	if (cpu < 0)
 		return prev_cpu;
 	scxpol_pool__direct(p, slice, direct);

@@ -32,7 +32,9 @@
  * queue (a task whose slice ran out keeps the CPU while it is still ahead
  * of that queue), then the shared queue, then, with stealing on, from the
  * other domains' queues, nearest first, so an idle domain helps an
- * overloaded one instead of idling.
+ * overloaded one instead of idling. (With stealing on, a waking task whose
+ * domain has no idle CPU and nothing queued goes straight to an idle CPU
+ * of another domain: the steal without the detour through the queue.)
  *
  * With busy-poll de-prioritisation on, a task that used its whole slice
  * without sleeping busy_poll_after times in a row (a busy-polling runtime)

@@ -1325,6 +1325,77 @@ static void test_enqueue_wakes_a_stealer(void **state)
 	assert_int_equal(dispatch(4), SCXPOL_POOL_SRC_STEAL);
 }
 
+/*
+ * A waking task of a busy STEAL pool with nothing queued goes straight to
+ * the idle CPU a steal would have taken it to (prev first); with a task
+ * queued ahead of it, in its own pool's queue or the shared one, it is
+ * left to ops.enqueue to queue behind that task.
+ */
+static void test_select_steals_idle_when_nothing_queued(void **state)
+{
+	struct task_struct *p = task(0, 0), *q = task(1, 0), *r = task(2, 0), *w = task(3, 0);
+
+	(void)state;
+	publish_ok(steal3, 3);
+	busy("0-3");
+	assert_int_equal(select_cpu(p, 0, 1), 4);
+	assert_true(last_direct);
+	assert_ptr_equal(fake_last_insert()->p, p);
+	assert_int_equal(fake_last_insert()->dsq_id, SCX_DSQ_LOCAL);
+	assert_false(fake_cpu_idle(4));
+	assert_int_equal(select_cpu(q, 0, 5), 5);
+	assert_int_equal(stat(SCXPOL_STAT_STEAL_IDLE), 2);
+	assert_int_equal(fake_nr_kicks(), 0);
+	/* a task queued ahead in d0, then in the shared queue: q queues behind it */
+	enqueue(r, 0, 0);
+	fake_set_idle(4, true);
+	assert_int_equal(select_cpu(w, 0, 1), 1);
+	assert_false(last_direct);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_pop(1), r);
+	running(r);
+	enqueue(r, SCXPOL_POOL_SHARED, 0);
+	fake_set_idle(4, true);
+	assert_int_equal(select_cpu(w, 0, 1), 1);
+	assert_false(last_direct);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_pop(1), r);
+	running(r);
+	assert_int_equal(select_cpu(w, 0, 1), 4);
+	assert_true(last_direct);
+	assert_int_equal(stat(SCXPOL_STAT_STEAL_IDLE), 3);
+}
+
+/* ads's pools: a LEND pool takes its lent CPU back first; only a STEAL pool steals at wakeup. */
+static void test_select_steal_idle_yields_to_reclaim(void **state)
+{
+	const struct tpool plan[] = { { "lc", SCXPOL_POOL_LEND | STEAL, "0-1", "1" },
+				      { "bg", SCXPOL_POOL_BORROW | STEAL, "2-3", "0" } };
+	const struct tpool nosteal[] = { { "lc", SCXPOL_POOL_LEND, "0-1", "1" },
+					 { "bg", SCXPOL_POOL_BORROW, "2-3", "0" } };
+	struct task_struct *x = task(0, 0), *y = task(1, 1);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-2");
+	/* bg's x runs on lc's CPU 0 */
+	scxpol_task_ctx(x)->pool = 1;
+	running(x);
+	assert_string_equal(mask_str(scxpol_cast_mask(scxpol_pool__borrowed())), "0");
+	assert_int_equal(select_cpu(y, 0, 1), 1);
+	assert_false(last_direct);
+	assert_true(fake_cpu_idle(3));
+	stopping(x, true);
+	assert_int_equal(select_cpu(y, 0, 1), 3);
+	assert_true(last_direct);
+	assert_int_equal(stat(SCXPOL_STAT_STEAL_IDLE), 1);
+	fake_set_idle(3, true);
+	publish_ok(nosteal, 2);
+	assert_int_equal(select_cpu(y, 0, 1), 1);
+	assert_false(last_direct);
+	assert_int_equal(stat(SCXPOL_STAT_STEAL_IDLE), 1);
+}
+
 static void test_exclusive_domains_never_steal(void **state)
 {
 	const struct tpool excl[] = {
@@ -2084,6 +2155,8 @@ int main(void)
 		cmocka_unit_test_setup(test_dispatch_own_shared_then_steal_nearest, setup_llc3),
 		cmocka_unit_test_setup(test_steal_follows_each_pools_order, setup_llc3),
 		cmocka_unit_test_setup(test_enqueue_wakes_a_stealer, setup_llc3),
+		cmocka_unit_test_setup(test_select_steals_idle_when_nothing_queued, setup_llc3),
+		cmocka_unit_test_setup(test_select_steal_idle_yields_to_reclaim, setup_4),
 		cmocka_unit_test_setup(test_exclusive_domains_never_steal, setup_llc3),
 		cmocka_unit_test_setup(test_shared_first_every_nth_dispatch, setup_llc3),
 		cmocka_unit_test_setup(test_resize_stranded_task_is_rescued, setup_llc3),

@@ -8,9 +8,11 @@
  *   LEND    its idle CPUs may run other pools' tasks; they are taken back
  *           (the borrower is preempted) as soon as its own work arrives
  *   BORROW  its tasks may run on idle CPUs of pools that LEND
- *   STEAL   its idle CPUs pull queued work from other pools' queues when
- *           its own queue and the shared queue are empty, nearest first
- *           (Algorithm 2 of the serverless paper)
+ *   STEAL   its idle CPUs pull queued work from other STEAL pools' queues
+ *           when its own queue and the shared queue are empty, nearest
+ *           first (Algorithm 2 of the serverless paper); a waking task of
+ *           it that finds no idle CPU of its own, and nothing queued, runs
+ *           on an idle CPU of a STEAL pool at once
  * A soft pool LENDs and BORROWs; an exclusive domain does none of these.
  */
 #ifndef SCXPOL_ABI_POOL_H

@@ -37,6 +37,7 @@ enum scxpol_stat {
 	SCXPOL_STAT_KTHREAD_LOCAL,      /* a kernel thread bound to one CPU queued first there */
 	SCXPOL_STAT_WATCH_KICK,         /* the pool watch woke an idle CPU for a queue left waiting */
 	SCXPOL_STAT_PENDING_REPAIR,     /* the pool watch found a task a queue's count missed */
+	SCXPOL_STAT_STEAL_IDLE,         /* select_cpu placed a task where a steal would have run it */
 	SCXPOL_STAT_NR,
 };
 
@@ -51,6 +52,6 @@ enum scxpol_stat {
 	"dispatch_borrow", "dispatch_none", "borrow_idle", "reclaim", "hint_hit", \
 	"hint_miss", "hint_reject", "busy_poll_demote", "pool_commit",        \
 	"pool_reject", "important", "dispatch_pinned", "kthread_local", "watch_kick", \
-	"pending_repair"
+	"pending_repair", "steal_idle"
 
 #endif

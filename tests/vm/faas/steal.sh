@@ -11,8 +11,8 @@ echo "function,arrival_ms,duration_ms,kind" >$trace
 for i in 0 1 2 3 4 5 6 7; do echo "burst$i,$((i * 10)),300,cpu" >>$trace; done
 
 # run NAME ARGS...: replay the burst under faas --domains 2 ARGS; sets
-# STOLEN (the dispatch_steal counter) and OUT (d0 invocations that ran
-# outside d0)
+# STOLEN (the dispatch_steal counter), AT_WAKE (steal_idle: woken straight
+# onto an idle d1 CPU) and OUT (d0 invocations that ran outside d0)
 run() {
 	local name=$1
 	shift
@@ -23,6 +23,7 @@ run() {
 		"/sys/fs/cgroup/faas-$name" || exit 1
 	expect_eq "$name: invocations in d0" "$(rows "/tmp/$name.csv" '$4 == 0')" 8
 	STOLEN=$(counter dispatch_steal)
+	AT_WAKE=$(counter steal_idle)
 	OUT=$(outside "/tmp/$name.csv")
 	stop_policy INT
 	expect_eq "faas exit status" "$POLICY_STATUS" 0
@@ -32,9 +33,10 @@ run steal --steal
 d1=$(domain_cpus 1)
 [ "$STOLEN" -gt 0 ] || fail "--steal: dispatch_steal is 0"
 [ -n "$OUT" ] || fail "--steal: no d0 invocation ran on d1's idle CPUs $d1"
-note "--steal: dispatch_steal $STOLEN; d0 invocations on d1's CPUs (id domain cpus):" $OUT
+note "--steal: dispatch_steal $STOLEN, steal_idle $AT_WAKE; d0 invocations on d1's CPUs (id domain cpus):" $OUT
 
 run nosteal
 expect_eq "dispatch_steal without --steal" "$STOLEN" 0
+expect_eq "steal_idle without --steal" "$AT_WAKE" 0
 [ -z "$OUT" ] || fail "without --steal, d0 invocations ran outside d0 (id domain cpus): $OUT"
 note "no steal: every d0 invocation stayed on d0's CPUs $(domain_cpus 0)"
