@@ -1333,7 +1333,12 @@ static void test_enqueue_wakes_a_stealer(void **state)
  */
 static void test_select_steals_idle_when_nothing_queued(void **state)
 {
+	const struct {
+		s32 pool;
+		int src;
+	} ahead[] = { { 0, SCXPOL_POOL_SRC_POOL }, { SCXPOL_POOL_SHARED, SCXPOL_POOL_SRC_SHARED } };
 	struct task_struct *p = task(0, 0), *q = task(1, 0), *r = task(2, 0), *w = task(3, 0);
+	int i;
 
 	(void)state;
 	publish_ok(steal3, 3);
@@ -1346,21 +1351,16 @@ static void test_select_steals_idle_when_nothing_queued(void **state)
 	assert_int_equal(select_cpu(q, 0, 5), 5);
 	assert_int_equal(stat(SCXPOL_STAT_STEAL_IDLE), 2);
 	assert_int_equal(fake_nr_kicks(), 0);
-	/* a task queued ahead in d0, then in the shared queue: q queues behind it */
-	enqueue(r, 0, 0);
-	fake_set_idle(4, true);
-	assert_int_equal(select_cpu(w, 0, 1), 1);
-	assert_false(last_direct);
-	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
-	assert_ptr_equal(fake_local_pop(1), r);
-	running(r);
-	enqueue(r, SCXPOL_POOL_SHARED, 0);
-	fake_set_idle(4, true);
-	assert_int_equal(select_cpu(w, 0, 1), 1);
-	assert_false(last_direct);
-	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_SHARED);
-	assert_ptr_equal(fake_local_pop(1), r);
-	running(r);
+	/* a task queued ahead in d0, then in the shared queue: w queues behind it */
+	for (i = 0; i < 2; i++) {
+		enqueue(r, ahead[i].pool, 0);
+		fake_set_idle(4, true);
+		assert_int_equal(select_cpu(w, 0, 1), 1);
+		assert_false(last_direct);
+		assert_int_equal(dispatch(1), ahead[i].src);
+		assert_ptr_equal(fake_local_pop(1), r);
+		running(r);
+	}
 	assert_int_equal(select_cpu(w, 0, 1), 4);
 	assert_true(last_direct);
 	assert_int_equal(stat(SCXPOL_STAT_STEAL_IDLE), 3);
