@@ -26,9 +26,9 @@
  * fork() calls refused for lack of resources (retried); einval: moves
  * refused because no CPU of the subset was online (CPU hotplug); violations:
  * times a thread kept running on a CPU outside its affinity mask (the mask
- * itself, not sched_getaffinity()'s active part of it) for 100 ms;
- * transient: times it was outside only until the kernel moved it (the
- * kernel narrows masks itself on CPU hotplug).
+ * itself, not sched_getaffinity()'s active part of it) for 100 ms while
+ * the mask held an active CPU; transient: times it was outside only until
+ * the kernel moved it (the kernel narrows masks itself on CPU hotplug).
  *
  * SIGUSR1 prints "snapshot n=K t=SECS min_delta=D stalled=S runnable=R
  * stranded=X ext=IN/ALL [first=GROUP/I]": D is the least progress any worker
@@ -196,6 +196,14 @@ static bool outside_mask(struct worker *w, int *cpu, char *allowed, size_t len)
 		exit(1);
 	}
 	if (*cpu >= 0 && CPU_ISSET(*cpu, &cur))
+		return false;
+	/*
+	 * No CPU of the mask active: a setaffinity() that raced with the
+	 * deactivation of the mask's CPUs returned 0 but could not move the
+	 * thread (__migrate_task() refuses an inactive CPU), and no scheduler
+	 * can place it inside the mask until one is active again.
+	 */
+	if (!CPU_COUNT(&cur))
 		return false;
 	if (!read_text("/proc/thread-self/status", buf, sizeof(buf)) ||
 	    !(list = strstr(buf, "\nCpus_allowed_list:"))) {
