@@ -32,6 +32,7 @@ enum {
 	OPT_PIN_GROUP,
 	OPT_STATS_SOCKET,
 	OPT_MAX_RESTARTS,
+	OPT_HINT_PRUNE,
 };
 
 /* The common options: all of them, those a program does not offer refused by common_option(). */
@@ -41,6 +42,7 @@ static const struct option common_opts[] = {
 	{ "pin-group", required_argument, NULL, OPT_PIN_GROUP },
 	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
 	{ "max-restarts", required_argument, NULL, OPT_MAX_RESTARTS },
+	{ "hint-prune", required_argument, NULL, OPT_HINT_PRUNE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 };
@@ -53,7 +55,11 @@ static const struct option common_opts[] = {
  */
 static bool known(const struct scxpol_cli *c, int opt)
 {
-	return opt != OPT_MAX_RESTARTS || OPTS_HAS(c, max_restarts);
+	if (opt == OPT_MAX_RESTARTS)
+		return OPTS_HAS(c, max_restarts);
+	if (opt == OPT_HINT_PRUNE)
+		return OPTS_HAS(c, hint_prune_ms);
+	return true;
 }
 #define COMMON_SHORTOPTS "vh"
 
@@ -247,6 +253,9 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 				   "or the kernel\n                       asks); 0: none (default: no "
 				   "limit)");
 	}
+	if ((flags & SCXPOL_CLI_HINTS) && known(c, OPT_HINT_PRUNE))
+		usage_line(f, "--hint-prune SECS", "remove the hints of gone tasks and cgroups "
+			   "every\n                       SECS s (default 60); 0: never");
 	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
 	usage_line(f, "-h, --help", "this text");
 }
@@ -281,6 +290,8 @@ static unsigned int needs(int opt)
 		return SCXPOL_CLI_PIN_GROUP;
 	case OPT_STATS_SOCKET:
 		return SCXPOL_CLI_STATS_SOCKET;
+	case OPT_HINT_PRUNE:
+		return SCXPOL_CLI_HINTS;
 	}
 	return 0;
 }
@@ -340,6 +351,12 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 			return scxpol_cli_usage_error(c);
 		c->max_restarts = (unsigned int)n;
 		c->no_restart = !n;
+		return SCXPOL_CLI_CONTINUE;
+	case OPT_HINT_PRUNE:
+		if (scxpol_cli_parse_uint("--hint-prune", arg, 0, UINT_MAX / 1000, &n))
+			return scxpol_cli_usage_error(c);
+		c->hint_prune_ms = (unsigned int)n * 1000;
+		c->no_hint_prune = !n;
 		return SCXPOL_CLI_CONTINUE;
 	}
 	/* '?': getopt_long() has said what is wrong */
@@ -504,7 +521,7 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 	return r;
 }
 
-/* The program's run options @ro, with --max-restarts's limit when it was given. */
+/* The program's run options @ro, with --max-restarts's and --hint-prune's values when given. */
 static void run_opts_of(const struct scxpol_cli *c, const struct scxpol_run_opts *ro,
 			struct scxpol_run_opts *out)
 {
@@ -516,6 +533,10 @@ static void run_opts_of(const struct scxpol_cli *c, const struct scxpol_run_opts
 	if (OPTS_GET(c, no_restart, false) || OPTS_GET(c, max_restarts, 0)) {
 		out->no_restart = c->no_restart;
 		out->max_restarts = c->max_restarts;
+	}
+	if (OPTS_GET(c, no_hint_prune, false) || OPTS_GET(c, hint_prune_ms, 0)) {
+		out->no_hint_prune = c->no_hint_prune;
+		out->hint_prune_ms = c->hint_prune_ms;
 	}
 }
 

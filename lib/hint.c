@@ -1240,3 +1240,18 @@ int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
 		*removed = n;
 	return r ? scxpol_err_quiet(-r, "%s", msg) : 0;
 }
+
+int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int *removed)
+{
+	SCXPOL_OPTS(scxpol_hint_client_opts, co, .pin_root = scxpol_sched_pin_root(s));
+	struct scxpol_hint_client *c;
+	int r;
+
+	*removed = 0;
+	c = scxpol_hint_client_open(scxpol_sched_name(s), &co);
+	if (!c)
+		return -errno;
+	r = scxpol_hint_prune(c, removed);
+	scxpol_hint_client_close(c);
+	return r;
+}

@@ -224,6 +224,13 @@ SCXPOL_HIDDEN int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t l
 SCXPOL_HIDDEN int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools);
 
 /*
+ * scxpol_hint_prune() on the pinned hint maps of @s's policy (a client
+ * opened on its pin root); *@removed gets the count. Called by
+ * scxpol_sched_run() for a policy with hints (lib/sched.c).
+ */
+SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int *removed);
+
+/*
  * The object's scxpol_stats map, if it has one, has this library's layout
  * (<scxpol/abi/stats.h>); else -EPROTO, with a message naming both.
  */

@@ -57,6 +57,8 @@ struct scxpol_sched {
 	/* the last run ended on a restart no_restart refused: what asked for it */
 	bool restart_refused;
 	char refused_why[SCXPOL_EXIT_MSG_LEN + 64];
+	/* this run has warned of a failed hint prune */
+	bool prune_warned;
 	/* the hotplug record's events when the policy was last attached */
 	__u64 hotplug_seen;
 	volatile sig_atomic_t stop;
@@ -1135,10 +1137,30 @@ static bool hotplug_settle(struct scxpol_sched *s, struct scxpol_hotplug_record 
 }
 
 /*
+ * Remove the hints of gone tasks and cgroups. A failure is logged once per
+ * run and does not stop the policy: it only leaves the maps to fill up.
+ */
+static void prune_hints(struct scxpol_sched *s)
+{
+	unsigned int removed = 0;
+	int r = scxpol_hint_prune_policy(s, &removed);
+
+	if (removed)
+		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pruned %u entries of gone tasks and cgroups",
+			   s->name, removed);
+	if (r < 0 && !s->prune_warned) {
+		scxpol_log(SCXPOL_LOG_WARN, "%s: hints: cannot prune the hints of gone tasks and "
+			   "cgroups (said once per run): %s", s->name, scxpol_last_error());
+		s->prune_warned = true;
+	}
+	scxpol_err_clear();
+}
+
+/*
  * Wait until a stop request, the scheduler's exit or a CPU hotplug event
  * the policy recorded (then, once it completed, *@hotplug says which);
  * let cgroup rules follow their directories every second, run the
- * periodic hook every interval.
+ * periodic hook every interval, prune the hints every hint_prune_ms.
  */
 static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro,
 			 struct scxpol_hotplug_record *hotplug)
@@ -1147,6 +1169,9 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 	scxpol_sched_hook periodic = OPTS_GET(ro, periodic, NULL);
 	void *ctx = OPTS_GET(ro, ctx, NULL);
 	uint64_t next = now_ms() + interval, next_rules = now_ms() + 1000;
+	unsigned int prune_ms = OPTS_GET(ro, hint_prune_ms, 0) ?: 60000;
+	bool prune = s->ext[SCXPOL_SCHED_EXT_HINT].fn && !OPTS_GET(ro, no_hint_prune, false);
+	uint64_t next_prune = now_ms() + prune_ms;
 	/* Exit is polled more often than the hook runs: it ends the wait. */
 	int poll_ms = interval < 100 ? (int)interval : 100;
 	struct scxpol_hotplug_record hp;
@@ -1178,6 +1203,10 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 			if (r)
 				return hook_failed(s, "periodic", r);
 		}
+		if (prune && t >= next_prune) {
+			prune_hints(s);
+			next_prune = now_ms() + prune_ms;
+		}
 	}
 	return 0;
 }
@@ -1198,6 +1227,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		return -EINVAL;
 	max_restarts = OPTS_GET(ro, max_restarts, 0);
 	s->restart_refused = false;
+	s->prune_warned = false;
 	/* s->stop is not cleared here: a stop asked as the run starts must not be lost */
 	atomic_store(&s->stop_sig, 0);
 	atomic_store(&s->stop_pid, 0);

@@ -413,7 +413,8 @@ int main(int argc, char **argv)
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
 	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
-		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
+			 SCXPOL_CLI_HINTS,
 		    .options = longopts, .option = option, .ctx = &o);
 	struct scxpol_sched *s;
 	int r;

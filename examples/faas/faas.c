@@ -176,7 +176,8 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .slice_us = 5000, .reset_every = 8 };
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "faas", .usage = usage,
-		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
+			 SCXPOL_CLI_HINTS,
 		    .options = longopts, .option = option, .ctx = &o);
 	struct scxpol_sched *s;
 	char reset[32];

@@ -123,6 +123,8 @@ enum scxpol_cli_flags {
 	SCXPOL_CLI_PIN_GROUP = 1 << 1,
 	/* --stats-socket: the policy has stats (<scxpol/stats.h>) */
 	SCXPOL_CLI_STATS_SOCKET = 1 << 2,
+	/* --hint-prune: the policy has hints (<scxpol/hint.h>) */
+	SCXPOL_CLI_HINTS = 1 << 3,
 };
 
 struct scxpol_cli;
@@ -193,8 +195,14 @@ struct scxpol_cli {
 	 */
 	bool no_restart;
 	unsigned int max_restarts;
+	/*
+	 * --hint-prune SECS: scxpol_cli_run() gives scxpol_sched_run() SECS
+	 * (in ms) as hint_prune_ms, or no_hint_prune for 0.
+	 */
+	bool no_hint_prune;
+	unsigned int hint_prune_ms;
 };
-#define scxpol_cli__last_field max_restarts
+#define scxpol_cli__last_field hint_prune_ms
 
 /* "Go on": any other return of the functions below is an exit status. */
 #define SCXPOL_CLI_CONTINUE (-1)
@@ -213,12 +221,14 @@ struct scxpol_cli {
  *     argument: its message goes to stderr, and only when @c's err is
  *     stderr), or a common option @c's flags do not offer ("<prog>:
  *     unrecognized option '<name>'"), each followed by the usage on @c's
- *     err; a bad --pin-group or --max-restarts ("<prog>: <message>"); an
+ *     err; a bad --pin-group, --max-restarts or --hint-prune ("<prog>:
+ *     <message>"); an
  *     operand ("<prog>: unexpected argument '<first>' (see --help)"); or a
  *     mistake of the program: own options that redefine a common one, own
  *     options without @c's option, a @c too small (its sz). A @c whose sz
- *     ends before max_restarts (a program built before it) is not offered
- *     --max-restarts, and may have an option of that name.
+ *     ends before max_restarts or hint_prune_ms (a program built before
+ *     it) is not offered --max-restarts or --hint-prune, and may have an
+ *     option of that name.
  * Starts getopt_long() over (optind), so it may be called again.
  */
 SCXPOL_API int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv);
@@ -256,7 +266,8 @@ SCXPOL_API int scxpol_cli_finish(const char *prog, FILE *out, int status);
  * counters named by @c's stats), attach, print "<policy>: attached[; stats
  * on <path>]; SIGINT or SIGTERM detaches", run with @ro
  * (scxpol_sched_run(); --max-restarts replaces @ro's max_restarts and
- * no_restart), stop the server, print "<policy>: restarts <n>"
+ * no_restart, --hint-prune its hint_prune_ms and no_hint_prune), stop the
+ * server, print "<policy>: restarts <n>"
  * if there were any and the exit line (scxpol_sched_print_exit()).
  * Returns the exit status: 0, or 1 after printing "error: <message>" to
  * @c's err. @s may be NULL: then the failure of the scxpol_sched_open()

@@ -165,13 +165,25 @@ struct scxpol_run_opts {
 	bool no_restart;
 	/* Give up after this many restarts (0: no limit). */
 	unsigned int max_restarts;
+	/*
+	 * A policy with hints (scxpol_hint_setup()) gets the hints of gone
+	 * tasks and cgroups removed (scxpol_hint_prune()) every this many ms
+	 * while attached (0: 60000), unless no_hint_prune. Its BPF side
+	 * removes them as they die, but only while a policy is loaded, and a
+	 * removed cgroup's only with the cpu controller on it (the kernel runs
+	 * ops.cgroup_exit for no other): without the prune, the maps fill up.
+	 */
+	bool no_hint_prune;
+	unsigned int hint_prune_ms;
 };
-#define scxpol_run_opts__last_field max_restarts
+#define scxpol_run_opts__last_field hint_prune_ms
 
 /*
  * scxpol_sched_run - load and attach if needed, then wait for SIGINT,
  * SIGTERM or the scheduler's exit, calling scxpol_match_refresh() every
- * second and the periodic hook every interval; detach; restart
+ * second, the periodic hook every interval and (a policy with hints)
+ * scxpol_hint_prune() every hint_prune_ms (a failure is a warning, once
+ * per run: the policy goes on); detach; restart
  * when the kernel asks, or once a CPU hotplug event the policy recorded
  * (scxpol_sched_cpu_online()/_offline()) has completed: its CPU's
  * /sys/devices/system/cpu/cpuN/online says so, or 10 s passed (a warning).

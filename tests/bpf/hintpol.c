@@ -213,7 +213,8 @@ int main(int argc, char **argv)
 			  .offline_event = -1 };
 	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = user_names, .nr_user = 2);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "hintpol", .usage = usage, .stats = &so,
-		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET,
+		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
+			 SCXPOL_CLI_HINTS,
 		    .options = longopts, .option = option, .ctx = &o);
 	struct sigaction sa1 = { .sa_handler = on_usr1 }, sa2 = { .sa_handler = on_usr2 };
 	struct scxpol_topo *topo = NULL;

@@ -272,7 +272,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	fprintf(f, "Notes.\n");
 }
 
-#define ALL_FLAGS (SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET)
+#define ALL_FLAGS \
+	(SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET | SCXPOL_CLI_HINTS)
 #define USAGE_ALL                                                                    \
 	"usage: mypol [options]\n"                                                   \
 	"  -s SLICE_US          time slice\n"                                        \
@@ -283,6 +284,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	"  --verifier-stats     print each program's verified instructions\n"       \
 	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
 	"                       asks); 0: none (default: no limit)\n"      \
+	"  --hint-prune SECS    remove the hints of gone tasks and cgroups every\n" \
+	"                       SECS s (default 60); 0: never\n"                    \
 	"  -v, --verbose        verbose (library and libbpf messages)\n"             \
 	"  -h, --help           this text\n"                                         \
 	"Notes.\n"
@@ -372,8 +375,8 @@ static void test_values(void **state)
 {
 	char *all[] = { "mypol", "-s", "5", "--pin-group", "4242", "--verifier-stats",
 			"--load-only", "--stats-socket", "/tmp/x.sock", "--fast", "-v",
-			"--max-restarts", "3", NULL };
-	char *no_restart[] = { "mypol", "--max-restarts", "0", NULL };
+			"--max-restarts", "3", "--hint-prune", "5", NULL };
+	char *no_restart[] = { "mypol", "--max-restarts", "0", "--hint-prune", "0", NULL };
 	char *none[] = { "mypol", NULL };
 	struct parse p;
 
@@ -390,12 +393,17 @@ static void test_values(void **state)
 	assert_string_equal(p.cli.stats_socket, "/tmp/x.sock");
 	assert_int_equal(p.cli.max_restarts, 3);
 	assert_false(p.cli.no_restart);
+	assert_int_equal(p.cli.hint_prune_ms, 5000);
+	assert_false(p.cli.no_hint_prune);
 	expect_streams(&p.st, "", "");
 
 	/* --max-restarts 0: scxpol_sched_run()'s no_restart (its max_restarts 0 is "no limit") */
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, no_restart), SCXPOL_CLI_CONTINUE);
 	assert_true(p.cli.no_restart);
 	assert_int_equal(p.cli.max_restarts, 0);
+	/* --hint-prune 0: no_hint_prune (its hint_prune_ms 0 is "every 60 s") */
+	assert_true(p.cli.no_hint_prune);
+	assert_int_equal(p.cli.hint_prune_ms, 0);
 	expect_streams(&p.st, "", "");
 
 	/* nothing given: all zero, which scxpol_sched_opts reads as the loader's group */
@@ -403,8 +411,9 @@ static void test_values(void **state)
 	assert_int_equal(p.cli.pin_gid, 0);
 	assert_int_equal(p.cli.pin_mode, 0);
 	assert_false(p.cli.verifier_stats || p.cli.load_only || p.cli.verbose ||
-		     p.cli.no_restart);
+		     p.cli.no_restart || p.cli.no_hint_prune);
 	assert_int_equal(p.cli.max_restarts, 0);
+	assert_int_equal(p.cli.hint_prune_ms, 0);
 	assert_null(p.cli.stats_socket);
 	assert_int_equal(p.m.calls, 0);
 	assert_int_equal(fast, 0);
@@ -465,21 +474,27 @@ static int old_option(struct scxpol_cli *c, int opt, const char *arg)
 	return SCXPOL_CLI_CONTINUE;
 }
 
-static void test_max_restarts_old_struct(void **state)
+/*
+ * @prog offering @flags with a struct that ends at @sz, given "--@name 2":
+ * refused as unknown, with @usage after getopt's complaint; or, with an
+ * own option of that name, passed to the program. Nothing is written to
+ * the option's fields (which @sz leaves out).
+ */
+static void old_struct_case(const char *prog, unsigned int flags, size_t sz, const char *name,
+			    const char *usage)
 {
-	static const struct option own[] = { { "max-restarts", required_argument, NULL, 'm' },
-					     { 0 } };
-	char *args[] = { "minimal", "--max-restarts", "2", NULL };
+	const struct option own[] = { { name, required_argument, NULL, 'o' }, { 0 } };
+	char opt[64];
+	char *args[] = { (char *)prog, opt, "2", NULL };
 	const char *got = NULL;
 	struct parse p;
 	int k;
 
-	(void)state;
+	snprintf(opt, sizeof(opt), "--%s", name);
 	for (k = 0; k < 2; k++) {
 		memset(&p, 0, sizeof(p));
 		open_streams(&p.st);
-		p.cli = (struct scxpol_cli){ .sz = offsetof(struct scxpol_cli, no_restart),
-					     .prog = "minimal", .flags = SCXPOL_CLI_LOAD,
+		p.cli = (struct scxpol_cli){ .sz = sz, .prog = prog, .flags = flags,
 					     .out = p.st.out, .err = p.st.err };
 		if (k) {
 			p.cli.options = own;
@@ -488,12 +503,29 @@ static void test_max_restarts_old_struct(void **state)
 		}
 		assert_int_equal(scxpol_cli_parse(&p.cli, 3, args), k ? SCXPOL_CLI_CONTINUE : 2);
 		scxpol_log_set(count_log, SCXPOL_LOG_DEBUG, NULL);
+		assert_false(p.cli.no_restart || p.cli.no_hint_prune);
 		assert_int_equal(p.cli.max_restarts, 0);
-		assert_false(p.cli.no_restart);
+		assert_int_equal(p.cli.hint_prune_ms, 0);
 		/* getopt's own complaint goes to stderr only, then the usage */
-		expect_streams(&p.st, "", k ? "" : "usage: minimal [options]\n" USAGE_LOAD_OLD USAGE_VH);
+		expect_streams(&p.st, "", k ? "" : usage);
 	}
 	assert_string_equal(got, "2");
+}
+
+static void test_max_restarts_old_struct(void **state)
+{
+	(void)state;
+	old_struct_case("minimal", SCXPOL_CLI_LOAD, offsetof(struct scxpol_cli, no_restart),
+			"max-restarts", "usage: minimal [options]\n" USAGE_LOAD_OLD USAGE_VH);
+}
+
+/* The same for a program built before --hint-prune, which offers the rest. */
+static void test_hint_prune_old_struct(void **state)
+{
+	(void)state;
+	old_struct_case("ads", SCXPOL_CLI_LOAD | SCXPOL_CLI_HINTS,
+			offsetof(struct scxpol_cli, no_hint_prune), "hint-prune",
+			"usage: ads [options]\n" USAGE_LOAD);
 }
 
 /* A second parse starts over (getopt's optind), with operands moved after the options. */
@@ -547,6 +579,11 @@ static const struct {
 	  "ads: --max-restarts '-1': want a whole number in 0..4294967295\n" },
 	{ "ads", ALL_FLAGS, NULL, { "ads", "--max-restarts", "4294967296" }, 2, "",
 	  "ads: --max-restarts '4294967296': want a whole number in 0..4294967295\n" },
+	/* seconds, whose ms must fit the run's unsigned int */
+	{ "faas", ALL_FLAGS, NULL, { "faas", "--hint-prune", "4294968" }, 2, "",
+	  "faas: --hint-prune '4294968': want a whole number in 0..4294967\n" },
+	{ "faas", ALL_FLAGS, NULL, { "faas", "--hint-prune", "1s" }, 2, "",
+	  "faas: --hint-prune '1s': want a whole number in 0..4294967\n" },
 	{ "mypol", ALL_FLAGS, usage_fn, { "mypol", "-v", "extra", "more" }, 2, "",
 	  "mypol: unexpected argument 'extra' (see --help)\n" },
 	/* common options the program does not offer */
@@ -554,6 +591,8 @@ static const struct {
 	  "minimal: unrecognized option '--pin-group'\nusage: minimal [options]\n" USAGE_LOAD },
 	{ "minimal", SCXPOL_CLI_LOAD, NULL, { "minimal", "--stats-socket", "/x" }, 2, "",
 	  "minimal: unrecognized option '--stats-socket'\nusage: minimal [options]\n" USAGE_LOAD },
+	{ "minimal", SCXPOL_CLI_LOAD, NULL, { "minimal", "--hint-prune", "1" }, 2, "",
+	  "minimal: unrecognized option '--hint-prune'\nusage: minimal [options]\n" USAGE_LOAD },
 	{ "faas-replay", 0, NULL, { "faas-replay", "--load-only" }, 2, "",
 	  "faas-replay: unrecognized option '--load-only'\nusage: faas-replay [options]\n" USAGE_VH },
 	{ "faas-replay", 0, NULL, { "faas-replay", "--verifier-stats" }, 2, "",
@@ -806,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_pin_group_root_needs_root_group),
 		cmocka_unit_test(test_parse_twice),
 		cmocka_unit_test(test_max_restarts_old_struct),
+		cmocka_unit_test(test_hint_prune_old_struct),
 		cmocka_unit_test(test_endings),
 		cmocka_unit_test(test_help_unwritable),
 		cmocka_unit_test(test_finish),

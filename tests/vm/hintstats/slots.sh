@@ -2,9 +2,10 @@
 # its importance with a store and the BPF side sees it on its next enqueue
 # (SCXPOL_STAT_IMPORTANT and the policy's importance_sum counter); a value
 # above max_importance is ignored and counted. Registration is race-free,
-# and a thread that exits registered leaves no slot behind.
+# and a thread that exits registered leaves no slot behind (the policy
+# frees it: no periodic prune here).
 . "$(dirname "$0")/common.inc"
-start_hintpol
+start_hintpol --hint-prune 0
 out=$("$HINTCTL" slots "$SOCK" 200 0 3 0 99) || fail "slots: $out"
 note "$(tr '\n' ';' <<<"$out")"
 phase() { sed -n "$1p" <<<"$out"; }
