@@ -222,13 +222,12 @@ struct scxpol_cli {
  *     stderr), or a common option @c's flags do not offer ("<prog>:
  *     unrecognized option '<name>'"), each followed by the usage on @c's
  *     err; a bad --pin-group, --max-restarts or --hint-prune ("<prog>:
- *     <message>"); an
- *     operand ("<prog>: unexpected argument '<first>' (see --help)"); or a
- *     mistake of the program: own options that redefine a common one, own
- *     options without @c's option, a @c too small (its sz). A @c whose sz
- *     ends before max_restarts or hint_prune_ms (a program built before
- *     it) is not offered --max-restarts or --hint-prune, and may have an
- *     option of that name.
+ *     <message>"); an operand ("<prog>: unexpected argument '<first>'
+ *     (see --help)"); or a mistake of the program: own options that
+ *     redefine a common one, own options without @c's option, a @c too
+ *     small (its sz). A @c whose sz ends before max_restarts or
+ *     hint_prune_ms (a program built before it) is not offered
+ *     --max-restarts or --hint-prune, and may have an option of that name.
  * Starts getopt_long() over (optind), so it may be called again.
  */
 SCXPOL_API int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv);
@@ -267,8 +266,8 @@ SCXPOL_API int scxpol_cli_finish(const char *prog, FILE *out, int status);
  * on <path>]; SIGINT or SIGTERM detaches", run with @ro
  * (scxpol_sched_run(); --max-restarts replaces @ro's max_restarts and
  * no_restart, --hint-prune its hint_prune_ms and no_hint_prune), stop the
- * server, print "<policy>: restarts <n>"
- * if there were any and the exit line (scxpol_sched_print_exit()).
+ * server, print "<policy>: restarts <n>" if there were any and the exit
+ * line (scxpol_sched_print_exit()).
  * Returns the exit status: 0, or 1 after printing "error: <message>" to
  * @c's err. @s may be NULL: then the failure of the scxpol_sched_open()
  * that returned it is the error printed. The caller closes @s.
