@@ -27,10 +27,7 @@ for round in 1 2; do
 	full=$("$HINTCTL" mem) || fail "hintctl mem failed"
 	t2=$(date +%s.%N)
 	find $CG/hs10k -mindepth 1 -maxdepth 1 -type d -exec rmdir {} +
-	for ((i = 0; i < 1200; i++)); do
-		[ "$("$HINTCTL" count)" = "$empty" ] && break
-		sleep 0.1
-	done
+	wait_count "$empty" 120
 	t3=$(date +%s.%N)
 	expect_eq "round $round: entries after removing the cgroups" "$("$HINTCTL" count)" "$empty"
 	after=$("$HINTCTL" mem) || fail "hintctl mem failed"

@@ -25,10 +25,7 @@ grep -qx 'unregister_failures=0' <<<"$out" || fail "unregister after the race: $
 
 # a thread that exits registered: the policy frees its slot (exit_task)
 hintctl exit-registered
-for ((i = 0; i < 100; i++)); do
-	[ "$("$HINTCTL" count)" = "cgroups=0 tgids=0 tids=0 threads=0" ] && break
-	sleep 0.1
-done
+wait_count "cgroups=0 tgids=0 tids=0 threads=0"
 expect_eq "entries after a registered thread exited" "$("$HINTCTL" count)" "cgroups=0 tgids=0 tids=0 threads=0"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
