@@ -7,9 +7,9 @@
 # running, on d1's CPUs only, the watch's kicks counted (watch_kick), and
 # the scheduler must stay attached. Its inserts bypass scxpol_pool_enqueue()
 # and so the queue's pending count, which dispatch would trust: the watch
-# must find the task there and raise the count (pending_repair). (Built without the watch, its first
-# lost wakeup waited 30 s and the kernel's watchdog ejected testpol:
-# "lostwake[144] failed to run for 30.188s".)
+# must find the task there and raise the count (pending_repair). (Built
+# without the watch, its first lost wakeup waited 30 s and the kernel's
+# watchdog ejected testpol: "lostwake[144] failed to run for 30.188s".)
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 TP=$SCXPOL_BUILD/tests/bpf/testpol
 [ "$(nproc)" = 4 ] || fail "this test plans 4 CPUs, the VM has $(nproc)"
@@ -20,16 +20,16 @@ start_policy testpol /tmp/tplw.log "$TP" --pools "d0=0-1 d1=2-3" --comm lostwake
 rc=0
 timeout 60 /tmp/lostwake worker 3 100 20000 >/tmp/lw.out || rc=$?
 expect_eq "worker exit status" "$rc" 0
-out=$(cat /tmp/lw.out)
-note "lost-wake task: $out"
-wakeups=$(field cycles "$out")
-assert_cpus_within "lost-wake task" "$(field cpus "$out")" 2-3
+res=$(cat /tmp/lw.out)
+note "lost-wake task: $res"
+wakeups=$(field cycles "$res")
+assert_cpus_within "lost-wake task" "$(field cpus "$res")" 2-3
 assert_attached testpol
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
 stats=$(grep '^testpol: stats' /tmp/tplw.log | tail -n 1)
 note "$stats"
 kicks=$(field watch_kick "$stats")
-[ "$wakeups" -ge 10 ] || fail "only $wakeups wakeups in 3 s of 20 ms sleeps: $out"
+[ "$wakeups" -ge 10 ] || fail "only $wakeups wakeups in 3 s of 20 ms sleeps: $res"
 [ "$kicks" -ge $((wakeups / 2)) ] || fail "watch_kick $kicks for $wakeups lost wakeups: $stats"
 [ "$(field pending_repair "$stats")" -ge 1 ] || fail "no pending_repair for an uncounted queue: $stats"
