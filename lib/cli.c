@@ -255,7 +255,7 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 	}
 	if ((flags & SCXPOL_CLI_HINTS) && known(c, OPT_HINT_PRUNE))
 		usage_line(f, "--hint-prune SECS", "remove the hints of gone tasks and cgroups "
-			   "every\n                       SECS s (default 60); 0: never");
+			   "at attach\n                       and every SECS s (default 60); 0: never");
 	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
 	usage_line(f, "-h, --help", "this text");
 }

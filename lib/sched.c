@@ -1160,7 +1160,8 @@ static void prune_hints(struct scxpol_sched *s)
  * Wait until a stop request, the scheduler's exit or a CPU hotplug event
  * the policy recorded (then, once it completed, *@hotplug says which);
  * let cgroup rules follow their directories every second, run the
- * periodic hook every interval, prune the hints every hint_prune_ms.
+ * periodic hook every interval, prune the hints at once (what died while
+ * no policy ran) and then every hint_prune_ms.
  */
 static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro,
 			 struct scxpol_hotplug_record *hotplug)
@@ -1171,7 +1172,7 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 	uint64_t next = now_ms() + interval, next_rules = now_ms() + 1000;
 	unsigned int prune_ms = OPTS_GET(ro, hint_prune_ms, 0) ?: 60000;
 	bool prune = s->ext[SCXPOL_SCHED_EXT_HINT].fn && !OPTS_GET(ro, no_hint_prune, false);
-	uint64_t next_prune = now_ms() + prune_ms;
+	uint64_t next_prune = now_ms();
 	/* Exit is polled more often than the hook runs: it ends the wait. */
 	int poll_ms = interval < 100 ? (int)interval : 100;
 	struct scxpol_hotplug_record hp;

@@ -167,11 +167,13 @@ struct scxpol_run_opts {
 	unsigned int max_restarts;
 	/*
 	 * A policy with hints (scxpol_hint_setup()) gets the hints of gone
-	 * tasks and cgroups removed (scxpol_hint_prune()) every this many ms
-	 * while attached (0: 60000), unless no_hint_prune. Its BPF side
-	 * removes them as they die, but only while a policy is loaded, and a
-	 * removed cgroup's only with the cpu controller on it (the kernel runs
-	 * ops.cgroup_exit for no other): without the prune, the maps fill up.
+	 * tasks and cgroups removed (scxpol_hint_prune()) once attached and
+	 * then every this many ms (0: 60000), unless no_hint_prune. Its BPF
+	 * side removes them as they die, but only while a policy is loaded,
+	 * and a removed cgroup's only with the cpu controller on it (the
+	 * kernel runs ops.cgroup_exit for no other): without the prune, the
+	 * maps fill up, and the hint of a thread that died while no policy
+	 * ran would apply to a new thread given its id.
 	 */
 	bool no_hint_prune;
 	unsigned int hint_prune_ms;
@@ -182,17 +184,17 @@ struct scxpol_run_opts {
  * scxpol_sched_run - load and attach if needed, then wait for SIGINT,
  * SIGTERM or the scheduler's exit, calling scxpol_match_refresh() every
  * second, the periodic hook every interval and (a policy with hints)
- * scxpol_hint_prune() every hint_prune_ms (a failure is a warning, once
- * per run: the policy goes on); detach; restart
+ * scxpol_hint_prune() after each attach and every hint_prune_ms (a
+ * failure is a warning, once per run: the policy goes on); detach; restart
  * when the kernel asks, or once a CPU hotplug event the policy recorded
  * (scxpol_sched_cpu_online()/_offline()) has completed: its CPU's
  * /sys/devices/system/cpu/cpuN/online says so, or 10 s passed (a warning).
- * A restart asked within 2 s of its attach waits
- * 100 ms before the reload, doubled for each such restart in a row up to
- * 5 s (a stop ends the wait), so that a policy asking again at once does
- * not run the verifier in a loop. Returns 0 after a signal or an orderly unregister,
- * -ECANCELED when the scheduler stopped on an error (exit info says why),
- * or a negative errno from load/attach/hooks. Signal handlers for SIGINT and
+ * A restart asked within 2 s of its attach waits 100 ms before the reload,
+ * doubled for each such restart in a row up to 5 s (a stop ends the wait),
+ * so that a policy asking again at once does not run the verifier in a
+ * loop. Returns 0 after a signal or an orderly unregister, -ECANCELED when
+ * the scheduler stopped on an error (exit info says why), or a negative
+ * errno from load/attach/hooks. Signal handlers for SIGINT and
  * SIGTERM are installed, and the two unblocked, for the duration of the
  * call: a caller that attaches first and does something before this call
  * (prints that it attached) can block them from before its attach, and one

@@ -284,8 +284,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	"  --verifier-stats     print each program's verified instructions\n"       \
 	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
 	"                       asks); 0: none (default: no limit)\n"      \
-	"  --hint-prune SECS    remove the hints of gone tasks and cgroups every\n" \
-	"                       SECS s (default 60); 0: never\n"                    \
+	"  --hint-prune SECS    remove the hints of gone tasks and cgroups at attach\n" \
+	"                       and every SECS s (default 60); 0: never\n"                   \
 	"  -v, --verbose        verbose (library and libbpf messages)\n"             \
 	"  -h, --help           this text\n"                                         \
 	"Notes.\n"

@@ -73,5 +73,6 @@ assert_attached testpol
 kill "${spinners[@]}"
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
+# (the counters of the last instance: each restart starts them at 0)
 stats=$(grep '^testpol: stats' /tmp/tphk.log | tail -n 1)
 note "$stats"
