@@ -510,33 +510,71 @@ static __always_inline void scxpol_pool__pending_drop(struct scxpol_task_ctx *t)
 		__sync_fetch_and_sub(n, 1);
 }
 
+/* Whether @dsq is a queue with a pending count: a pool's queue or the shared queue. */
+static __always_inline bool scxpol_pool__counted(u64 dsq)
+{
+	return dsq == SCXPOL_DSQ_SHARED ||
+	       (dsq >= SCXPOL_DSQ_POOL(0) && dsq < SCXPOL_DSQ_POOL(scxpol_pool_conf.max_pools));
+}
+
 /* Whether a task may be waiting on @dsq: false only for a counted queue whose count is 0. */
 static __always_inline bool scxpol_pool__maybe_queued(u64 dsq)
 {
 	u32 key;
 	s64 *n;
 
-	if (dsq != SCXPOL_DSQ_SHARED && (dsq < SCXPOL_DSQ_POOL(0) ||
-					 dsq >= SCXPOL_DSQ_POOL(scxpol_pool_conf.max_pools)))
+	if (!scxpol_pool__counted(dsq))
 		return true;
 	key = scxpol_pool__pending_key(dsq);
 	n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
 	return !n || READ_ONCE(*n) > 0;
 }
 
+/* A repair's mark on a count: far above any number of queued tasks. */
+#define SCXPOL_POOL__REPAIRED (1LL << 32)
+
 /*
  * From the watch, which found a task on the queue of count @key: a count
  * of 0 there means a task the counts missed (a policy's own insert), which
- * dispatch would skip forever. Raise it for good: dispatch looks again.
+ * dispatch would skip forever. Mark the count (SCXPOL_POOL__REPAIRED), so
+ * that dispatch looks again, until a look finds the queue empty
+ * (scxpol_pool__pending_unmark()). The mark is not for good: the task the
+ * watch saw may have been taken and counted off in the meantime, and a
+ * count left up for an empty queue would keep dispatch looking at it and
+ * scxpol_pool__steal_idle() refusing its pool.
  */
 static __always_inline void scxpol_pool__pending_repair(u32 key)
 {
 	s64 *n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
 
 	if (n && READ_ONCE(*n) <= 0) {
-		__sync_fetch_and_add(n, 1);
+		__sync_fetch_and_add(n, SCXPOL_POOL__REPAIRED);
 		scxpol_stat_inc(SCXPOL_STAT_PENDING_REPAIR);
 	}
+}
+
+/*
+ * A look at @dsq found nothing to take: if its count carries a repair's
+ * mark and the queue is empty, take the mark off (the tasks counted stay
+ * counted). A task a policy inserts past the counts afterwards is the
+ * watch's to find again. Costs a DSQ lookup only while a mark is on.
+ */
+static __always_inline void scxpol_pool__pending_unmark(u64 dsq)
+{
+	u32 key;
+	s64 *n, old;
+
+	if (!scxpol_pool__counted(dsq))
+		return;
+	key = scxpol_pool__pending_key(dsq);
+	n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
+	if (!n)
+		return;
+	old = READ_ONCE(*n);
+	if (old < SCXPOL_POOL__REPAIRED || scx_bpf_dsq_nr_queued(dsq) > 0)
+		return;
+	/* a count that moved meanwhile keeps the mark until the next look */
+	__sync_val_compare_and_swap(n, old, old - SCXPOL_POOL__REPAIRED);
 }
 
 /* Tasks waiting on @pool's queue (SCXPOL_POOL_SHARED: the shared queue). */
@@ -1249,8 +1287,12 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 /* Move the first task of @dsq this CPU may run to its local DSQ; count it in @stat. */
 static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
 {
-	if (!scxpol_pool__maybe_queued(dsq) || !scxpol_dsq_move_to_local(dsq))
+	if (!scxpol_pool__maybe_queued(dsq))
 		return false;
+	if (!scxpol_dsq_move_to_local(dsq)) {
+		scxpol_pool__pending_unmark(dsq);
+		return false;
+	}
 	scxpol_stat_inc(stat);
 	return true;
 }

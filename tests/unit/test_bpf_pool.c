@@ -1633,8 +1633,9 @@ static void test_pending_counts_skip_empty_queues(void **state)
 
 /*
  * A task a policy put on a pool's queue itself, past scxpol_pool_enqueue(),
- * has no count: dispatch skips it until the watch finds it there, raises
- * the count (pending_repair) and wakes a CPU, which then takes it.
+ * has no count: dispatch skips it until the watch finds it there, marks
+ * the count (pending_repair) and wakes a CPU, which then takes it. A look
+ * that finds the queue empty takes the mark off again.
  */
 static void test_watch_repairs_an_uncounted_queue(void **state)
 {
@@ -1651,12 +1652,16 @@ static void test_watch_repairs_an_uncounted_queue(void **state)
 	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
 	assert_string_equal(fire(), "2");
 	assert_int_equal(stat(SCXPOL_STAT_PENDING_REPAIR), 1);
-	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d1), 1);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d1), SCXPOL_POOL__REPAIRED);
 	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
 	assert_ptr_equal(fake_local_at(2, 0), p);
 	/* a count already up is left alone */
 	assert_string_equal(fire(), "");
 	assert_int_equal(stat(SCXPOL_STAT_PENDING_REPAIR), 1);
+	/* the next look finds the queue empty and takes the mark off: a counted task stays counted */
+	scxpol_pool__pending_add(NULL, SCXPOL_DSQ_POOL(1));
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_NONE);
+	assert_int_equal(*(s64 *)bpf_map_lookup_elem(&scxpol_pool_pending, &d1), 1);
 }
 
 /*
