@@ -7,6 +7,8 @@
 # cgroup alive, shows what it costs at this size and that it keeps them.)
 . "$(dirname "$0")/common.inc"
 N=10000
+# seconds from date +%s.%N stamp $1 to $2, e.g. 0.95
+secs() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
 start_hintpol --hint-prune 0
 cgroup_at_exit $CG/hs10k
 mkdir $CG/hs10k
@@ -32,7 +34,7 @@ for round in 1 2; do
 		tp=$(date +%s.%N)
 		expect_eq "round 1: a prune with $N live hinted cgroups" "$("$HINTCTL" prune)" "removed=0"
 		note "round 1: a prune with $N live hinted cgroups took" \
-			"$(echo "$(date +%s.%N) - $tp" | bc | cut -c1-5) s"
+			"$(secs "$tp" "$(date +%s.%N)") s"
 		expect_eq "round 1: entries after the prune" "$("$HINTCTL" count)" "cgroups=$N tgids=0 tids=0 threads=0"
 	fi
 	t2=$(date +%s.%N)
@@ -41,9 +43,9 @@ for round in 1 2; do
 	t3=$(date +%s.%N)
 	expect_eq "round $round: entries after removing the cgroups" "$("$HINTCTL" count)" "$empty"
 	after=$("$HINTCTL" mem) || fail "hintctl mem failed"
-	note "round $round: $N cgroups: mkdir $(echo "$t1 - $t0" | bc | cut -c1-5) s, hint" \
-		"$(echo "$t2 - $t1" | bc | cut -c1-5) s, entries gone" \
-		"$(echo "$t3 - $t2" | bc | cut -c1-5) s after the rmdirs began"
+	note "round $round: $N cgroups: mkdir $(secs "$t0" "$t1") s, hint" \
+		"$(secs "$t1" "$t2") s, entries gone" \
+		"$(secs "$t2" "$t3") s after the rmdirs began"
 	note "round $round: hint maps with $N cgroup hints: $full"
 	note "round $round: hint maps after removal: $after"
 	cg_full=$(field cgrp "$full")
