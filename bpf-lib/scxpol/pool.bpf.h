@@ -510,23 +510,23 @@ static __always_inline void scxpol_pool__pending_drop(struct scxpol_task_ctx *t)
 		__sync_fetch_and_sub(n, 1);
 }
 
-/* Whether @dsq is a queue with a pending count: a pool's queue or the shared queue. */
-static __always_inline bool scxpol_pool__counted(u64 dsq)
+/* @dsq's pending count; NULL for a queue without one (not a pool's queue or the shared queue). */
+static __always_inline s64 *scxpol_pool__pending_of(u64 dsq)
 {
-	return dsq == SCXPOL_DSQ_SHARED ||
-	       (dsq >= SCXPOL_DSQ_POOL(0) && dsq < SCXPOL_DSQ_POOL(scxpol_pool_conf.max_pools));
+	u32 key;
+
+	if (dsq != SCXPOL_DSQ_SHARED && (dsq < SCXPOL_DSQ_POOL(0) ||
+					 dsq >= SCXPOL_DSQ_POOL(scxpol_pool_conf.max_pools)))
+		return NULL;
+	key = scxpol_pool__pending_key(dsq);
+	return bpf_map_lookup_elem(&scxpol_pool_pending, &key);
 }
 
 /* Whether a task may be waiting on @dsq: false only for a counted queue whose count is 0. */
 static __always_inline bool scxpol_pool__maybe_queued(u64 dsq)
 {
-	u32 key;
-	s64 *n;
+	s64 *n = scxpol_pool__pending_of(dsq);
 
-	if (!scxpol_pool__counted(dsq))
-		return true;
-	key = scxpol_pool__pending_key(dsq);
-	n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
 	return !n || READ_ONCE(*n) > 0;
 }
 
@@ -554,23 +554,16 @@ static __always_inline void scxpol_pool__pending_repair(u32 key)
 }
 
 /*
- * A look at @dsq found nothing to take: if its count carries a repair's
- * mark and the queue is empty, take the mark off (the tasks counted stay
- * counted). A task a policy inserts past the counts afterwards is the
- * watch's to find again. Costs a DSQ lookup only while a mark is on.
+ * A look at @dsq, whose count is @n, found nothing to take: if the count
+ * carries a repair's mark and the queue is empty, take the mark off (the
+ * tasks counted stay counted). A task a policy inserts past the counts
+ * afterwards is the watch's to find again. Costs a DSQ lookup only while a
+ * mark is on.
  */
-static __always_inline void scxpol_pool__pending_unmark(u64 dsq)
+static __always_inline void scxpol_pool__pending_unmark(u64 dsq, s64 *n)
 {
-	u32 key;
-	s64 *n, old;
+	s64 old = READ_ONCE(*n);
 
-	if (!scxpol_pool__counted(dsq))
-		return;
-	key = scxpol_pool__pending_key(dsq);
-	n = bpf_map_lookup_elem(&scxpol_pool_pending, &key);
-	if (!n)
-		return;
-	old = READ_ONCE(*n);
 	if (old < SCXPOL_POOL__REPAIRED || scx_bpf_dsq_nr_queued(dsq) > 0)
 		return;
 	/* a count that moved meanwhile keeps the mark until the next look */
@@ -1287,10 +1280,13 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 /* Move the first task of @dsq this CPU may run to its local DSQ; count it in @stat. */
 static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
 {
-	if (!scxpol_pool__maybe_queued(dsq))
+	s64 *n = scxpol_pool__pending_of(dsq);
+
+	if (n && READ_ONCE(*n) <= 0)
 		return false;
 	if (!scxpol_dsq_move_to_local(dsq)) {
-		scxpol_pool__pending_unmark(dsq);
+		if (n)
+			scxpol_pool__pending_unmark(dsq, n);
 		return false;
 	}
 	scxpol_stat_inc(stat);
