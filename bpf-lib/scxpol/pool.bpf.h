@@ -1287,28 +1287,30 @@ static __always_inline bool scxpol_pool_enqueue(const struct scxpol_pool_view *v
 }
 
 /*
- * Make room for @p, queued (scxpol_pool_enqueue() returned false): preempt
- * (SCXPOL_KICK_PREEMPT) a CPU @p may run on whose current task belongs to
- * pool @victim, @p's own CPU first. For a policy whose pool outranks
- * @victim: the preempted CPU's ops.dispatch must then serve @p's pool's
+ * Make room for @p, queued on @pool (scxpol_pool_enqueue() returned
+ * false): preempt (SCXPOL_KICK_PREEMPT) a CPU @p may run on whose current
+ * task is not of @pool (a task of another pool, or of none: a task pinned
+ * outside its pool), @p's own CPU first. For a policy whose pool outranks
+ * the others: the preempted CPU's ops.dispatch must then serve @pool's
  * queue before its own (scxpol_pool_take()). Returns that CPU, or -EBUSY
- * when no CPU runs a task of @victim. Costs a lookup per CPU up to the one
- * it preempts: for the wakeups that found their pool busy.
+ * when every CPU @p may run on runs a task of @pool. Costs a lookup per
+ * CPU up to the one it preempts: for the wakeups that found their pool
+ * busy.
  */
 static __always_inline s32 scxpol_pool_preempt_pool(const struct scxpol_pool_view *v,
-						    struct task_struct *p, s32 victim)
+						    struct task_struct *p, s32 pool)
 {
 	s32 prev = scx_bpf_task_cpu(p);
 	struct scxpol_pool_curr *c;
 	u32 cpu, nr = scxpol_pool_conf.nr_cpus, key;
 
-	if (!scxpol_pool_valid(v, victim))
+	if (!scxpol_pool_valid(v, pool))
 		return -EBUSY;
 	bpf_for(cpu, 0, nr) {
 		/* @prev first, then the others in order */
 		key = cpu == 0 ? (u32)prev : cpu == (u32)prev ? 0 : cpu;
 		c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
-		if (!c || READ_ONCE(c->pool) != victim || !bpf_cpumask_test_cpu(key, p->cpus_ptr))
+		if (!c || READ_ONCE(c->pool) == pool || !bpf_cpumask_test_cpu(key, p->cpus_ptr))
 			continue;
 		scxpol_pool_kick((s32)key, SCXPOL_KICK_PREEMPT);
 		return (s32)key;

@@ -16,17 +16,16 @@
  * loader's cgroup rules (a cgroup and all below it); else its comm rules
  * (a name or a prefix); else bg.
  *
- * Critical work first, on every CPU: bg work takes a back seat. An lc CPU
- * runs the lc queue before anything else. An lc CPU with nothing of its
- * own lends itself to bg work, and takes itself back the moment lc work
- * arrives and finds no idle lc CPU: the bg task on it is preempted. lc work
- * that finds every lc CPU running lc work takes an idle CPU of the bg pool,
- * and with none idle, preempts bg work on a bg CPU (ads_make_room()); a bg
- * CPU serves the lc queue before its own (ads_dispatch()). So lc work waits
- * only while every CPU runs lc work. bg work never preempts lc work, and
- * takes idle lc CPUs (borrows them) when its own are busy. Without spill
- * (the loader's --no-spill), lc work leaves its pool only for an idle CPU,
- * and bg CPUs serve their own queue first.
+ * Critical work first. An lc CPU runs the lc queue before anything else.
+ * An lc CPU with nothing of its own lends itself to bg work, and takes
+ * itself back the moment lc work arrives and finds no idle lc CPU: the bg
+ * task on it is preempted. lc work that finds every lc CPU running lc work
+ * takes an idle CPU of the bg pool. With spill (the loader's --spill), when
+ * no CPU is idle it also preempts non-lc work on another CPU
+ * (ads_make_room()), and bg CPUs serve the lc queue before their own
+ * (ads_dispatch()): lc work then waits only while every CPU runs lc work,
+ * and bg work takes a back seat everywhere. bg work never preempts lc
+ * work, and takes idle lc CPUs (borrows them) when its own are busy.
  *
  * Importance. A thread that flags that it serves an important request (its
  * hint slot's importance above 0, one store by the thread) gets a longer
@@ -54,7 +53,7 @@ const volatile u64 lc_slice_ns = 2000000;
 const volatile u64 bg_slice_ns = 20000000;
 const volatile u64 important_slice_ns = 10000000;
 const volatile bool wake_affine;
-const volatile bool spill = true;
+const volatile bool spill;
 
 /*
  * A CPU outside the lc pool that found lc work at every dispatch for this
@@ -183,14 +182,15 @@ s32 SCXPOL_OPS(ads_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_fla
 
 /*
  * lc task @p is queued and no CPU was woken for it: no lc CPU is idle or
- * lent out, none runs later lc work, no CPU at all is idle. Preempt bg work
- * on another CPU, whose dispatch then takes @p (ads_dispatch()), rather
- * than let @p wait for lc work to finish.
+ * lent out, none runs later lc work, no CPU at all is idle. Preempt non-lc
+ * work on another CPU (bg work, or a task pinned outside its pool), whose
+ * dispatch then takes @p (ads_dispatch()), rather than let @p wait for lc
+ * work to finish.
  */
 static __always_inline void ads_make_room(const struct scxpol_pool_view *v, struct task_struct *p)
 {
 	scxpol_stat_user_inc(ADS_STAT_LC_BUSY);
-	if (spill && scxpol_pool_preempt_pool(v, p, ADS_POOL_BG) >= 0)
+	if (spill && scxpol_pool_preempt_pool(v, p, ADS_POOL_LC) >= 0)
 		scxpol_stat_user_inc(ADS_STAT_LC_PREEMPT_BG);
 }
 

@@ -10,10 +10,8 @@
 . "$(dirname "$0")/common.inc"
 cgroup_at_exit $CG/ads-t
 mkdir -p $CG/ads-t/lc/sub $CG/ads-t/bg $CG/ads-t/odd
-# -v: the loader logs when a cgroup rule follows its directory (info level);
-# --no-spill: lc work that fills the lc CPUs stays on them, so where a
-# spinner runs says its class (spill.sh covers the default)
-start_ads -v --lc-cpus 2 --no-resize --no-spill --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/odd \
+# -v: the loader logs when a cgroup rule follows its directory (info level)
+start_ads -v --lc-cpus 2 --no-resize --lc-comm 'lcname*' --lc-cgroup $CG/ads-t/odd \
 	--lc-cgroup $CG/ads-t/lc
 assert_attached ads
 expect_eq "lc pool" "$(lc_cpus)" 0-1

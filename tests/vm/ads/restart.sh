@@ -9,9 +9,7 @@
 # each takes tens of seconds in the emulated guest.)
 # time limit: 600 s
 . "$(dirname "$0")/common.inc"
-# --no-spill: lc work that fills the lc CPUs stays on them, so where a
-# process runs says its class (spill.sh covers the default)
-start_ads --lc-cpus 2 --no-resize --no-spill
+start_ads --lc-cpus 2 --no-resize
 assert_attached ads
 # x and w class 1 by hint only (no rule names them) fill the lc CPUs; y
 # and the bg spinners overfill the bg CPUs, so none moves to the other pool
@@ -54,7 +52,7 @@ for how in INT KILL; do
 		# the new loader's command line names y
 		rule=(--lc-comm 'probe-y*')
 	fi
-	start_ads --lc-cpus 2 --no-resize --no-spill "${rule[@]}"
+	start_ads --lc-cpus 2 --no-resize "${rule[@]}"
 	assert_attached ads
 	expect_eq "hints after a SIG$how restart" "$("$HINTCTL" -P ads count)" "$want"
 	sleep 1
