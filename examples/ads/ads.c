@@ -66,7 +66,7 @@ struct opts {
 	unsigned int interval_ms;
 	bool no_resize;
 	const char *sizing_opt;	/* the first of --util-lo/-hi, --hold, --interval-ms given */
-	bool wake_affine, no_spill;
+	bool wake_affine, spill;
 	unsigned long long lc_slice_us, bg_slice_us, important_slice_us;
 	/* the plan of the current (re)load and its sizer */
 	struct scxpol_topo *topo;
@@ -191,7 +191,7 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
 	a->rodata->important_slice_ns = o->important_slice_us * 1000;
 	a->rodata->wake_affine = o->wake_affine;
-	a->rodata->spill = !o->no_spill;
+	a->rodata->spill = o->spill;
 	r = scxpol_pool_setup(s, ADS_NR_POOLS);
 	return r ? r : scxpol_hint_setup(s, &lim);
 }
@@ -307,7 +307,7 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 	fprintf(f,
 		"usage: ads [--lc-cpus N] [--lc-comm PATTERN]... [--lc-cgroup PATH]...\n"
 		"           [--util-lo X --util-hi Y] [--overflow-hi X] [--hold N]\n"
-		"           [--interval-ms N] [--no-resize] [--wake-affine] [--no-spill]\n"
+		"           [--interval-ms N] [--no-resize] [--wake-affine] [--spill]\n"
 		"           [--lc-slice-us N] [--bg-slice-us N]\n"
 		"           [--important-slice-us N] [--pin-group G] [--stats-socket PATH] [-v]\n"
 		"           [--verifier-stats] [--load-only] [--max-restarts N]\n"
@@ -331,9 +331,9 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"  --no-resize          keep the pools as --lc-cpus made them\n"
 		"  --wake-affine        an lc task woken by an lc task on an lc CPU waits on\n"
 		"                       that CPU, behind its waker\n"
-		"  --no-spill           lc work leaves the lc pool only for an idle CPU: when\n"
-		"                       every CPU is busy it waits for an lc CPU, instead of\n"
-		"                       preempting bg work, and bg CPUs serve bg work first\n"
+		"  --spill              lc work that finds every CPU busy preempts non-lc work\n"
+		"                       on another CPU, and bg CPUs serve lc work first\n"
+		"                       (default: it leaves the lc pool only for an idle CPU)\n"
 		"  --lc-slice-us N      slice of lc tasks (default 2000)\n"
 		"  --bg-slice-us N      slice of bg tasks (default 20000)\n"
 		"  --important-slice-us N\n"
@@ -382,7 +382,7 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 		}
 		break;
 	case 'P':
-		o->no_spill = true;
+		o->spill = true;
 		break;
 	case 'l':
 	case 'u':
@@ -435,7 +435,7 @@ int main(int argc, char **argv)
 		{ "util-lo", required_argument, NULL, 'l' },
 		{ "util-hi", required_argument, NULL, 'u' },
 		{ "overflow-hi", required_argument, NULL, 'o' },
-		{ "no-spill", no_argument, NULL, 'P' },
+		{ "spill", no_argument, NULL, 'P' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "no-resize", no_argument, NULL, 'N' },

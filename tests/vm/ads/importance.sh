@@ -12,8 +12,7 @@
 # The policy counted the placements decided by the hint, the important
 # ones and those at the head.
 . "$(dirname "$0")/common.inc"
-# (--no-spill: the lc workers stay on the lc CPU, where the slices compete)
-start_ads --lc-cpus 1 --no-resize --no-spill --lc-comm 'norm-*' --lc-slice-us 2000 \
+start_ads --lc-cpus 1 --no-resize --lc-comm 'norm-*' --lc-slice-us 2000 \
 	--important-slice-us 100000
 assert_attached ads
 for i in 1 2 3 4 5; do spin bgspin$i 600; done

@@ -8,9 +8,7 @@
 # wakeup, one per preemption that used up the slice (the kernel calls
 # ops.enqueue again), plus a few for the fork and exec of each.
 . "$(dirname "$0")/common.inc"
-# (--no-spill: lc work stays on the lc CPUs unless one is idle, which this
-# test checks; spill.sh covers lc work spilling onto busy bg CPUs)
-start_ads --lc-cpus 2 --no-resize --no-spill --lc-comm 'lcwake*' --bg-slice-us 20000
+start_ads --lc-cpus 2 --no-resize --lc-comm 'lcwake*' --bg-slice-us 20000
 assert_attached ads
 ln -sf "$PROBE" /tmp/lcwake
 bg=()

@@ -1,12 +1,12 @@
-# lc work that finds every CPU of its pool busy runs ahead of bg work on
-# the bg CPUs. The lc pool is CPUs 0-1 (no resizing); four lc workers, each
+# With --spill, lc work that finds every CPU of its pool busy runs ahead
+# of bg work on the bg CPUs. The lc pool is CPUs 0-1 (no resizing); four lc workers, each
 # burning 2 ms and sleeping 1 ms (2.7 CPUs' worth), overfill it, and six bg
 # spinners keep both bg CPUs (2-3) busy with a queue behind them, so no CPU
 # is ever idle. An lc worker that wakes, or is preempted, and finds no lc
 # CPU for it preempts a bg spinner (lc_preempt_bg; lc_busy counts it
 # queued), and the bg CPU's dispatch serves the lc queue before its own:
 # the lc workers are seen on the bg CPUs too, and the bg spinners still
-# progress. With --no-spill the same lc work is queued (lc_busy), no bg
+# progress. Without --spill the same lc work is queued (lc_busy), no bg
 # task is preempted for it (lc_preempt_bg stays 0), and it runs on the lc
 # CPUs only. The lc workers' run-queue wait (schedstat) in both runs is
 # printed, not asserted.
@@ -60,8 +60,8 @@ run_spill() {
 	expect_eq "loader exit status" "$POLICY_STATUS" 0
 }
 
-run_spill
-note "default: lc_busy $BUSY, lc_preempt_bg $PREEMPTED, lc workers on CPUs $LC_CPUS," \
+run_spill --spill
+note "--spill: lc_busy $BUSY, lc_preempt_bg $PREEMPTED, lc workers on CPUs $LC_CPUS," \
 	"waited $LC_WAIT ms in all; least bg spinner CPU time $BG_MS ms"
 [ "$BUSY" -gt 0 ] || fail "no lc placement found the lc pool busy (lc_busy $BUSY)"
 [ "$PREEMPTED" -gt 0 ] || fail "no bg task preempted for lc work (lc_preempt_bg 0, lc_busy $BUSY)"
@@ -69,9 +69,9 @@ note "default: lc_busy $BUSY, lc_preempt_bg $PREEMPTED, lc workers on CPUs $LC_C
 cpus_meet "$LC_CPUS" 2-3 || fail "lc work never ran on a bg CPU (cpus=$LC_CPUS)"
 [ "$BG_MS" -gt 0 ] || fail "a bg spinner got no CPU time"
 
-run_spill --no-spill
-note "--no-spill: lc_busy $BUSY, lc_preempt_bg $PREEMPTED, lc workers on CPUs $LC_CPUS," \
+run_spill
+note "default: lc_busy $BUSY, lc_preempt_bg $PREEMPTED, lc workers on CPUs $LC_CPUS," \
 	"waited $LC_WAIT ms in all"
-[ "$BUSY" -gt 0 ] || fail "--no-spill: no lc placement found the lc pool busy"
-expect_eq "--no-spill: bg tasks preempted for lc work" "$PREEMPTED" 0
-assert_cpus_within "--no-spill: lc workers" "$LC_CPUS" 0-1
+[ "$BUSY" -gt 0 ] || fail "default: no lc placement found the lc pool busy"
+expect_eq "default: bg tasks preempted for lc work" "$PREEMPTED" 0
+assert_cpus_within "default: lc workers" "$LC_CPUS" 0-1
