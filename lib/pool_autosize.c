@@ -8,15 +8,20 @@
 
 /* Slack for demand / util landing on an integer in floating point (1.6 / 0.8). */
 #define EPS 1e-9
+/* Intervals (x hold) a growth for overflow keeps the pool from shrinking below it. */
+#define OVERFLOW_FLOOR_HOLDS 8
 
 struct scxpol_pool_autosize {
 	struct scxpol_pool_plan *plan;
 	unsigned int pool, donor;
-	double util_lo, util_hi;
+	double util_lo, util_hi, overflow_hi;
 	unsigned int hold, min_cpus, max_cpus;
 	int dir;             /* direction the last intervals asked for: +1, -1, 0 */
 	unsigned int streak; /* consecutive intervals asking for dir */
 	double peak;         /* highest demand of the streak */
+	bool overflowed;     /* an interval of the (growing) streak overflowed */
+	unsigned int floor;  /* the size a growth for overflow reached ... */
+	unsigned int floor_left; /* ... and the intervals it still holds the pool at it */
 };
 
 static unsigned int pool_cpus(const struct scxpol_pool_plan *p, unsigned int pool)
@@ -49,6 +54,12 @@ struct scxpol_pool_autosize *scxpol_pool_autosize_new(const struct scxpol_pool_p
 	if (!(lo > 0 && lo < hi && hi <= 1))
 		return scxpol_err_ptr(EINVAL, "autosize: utilisation band %g..%g: want "
 				      "0 < util_lo < util_hi <= 1", lo, hi);
+	if (OPTS_GET(opts, reserved, 0))
+		return scxpol_err_ptr(EINVAL, "scxpol_pool_autosize_opts: reserved is %u: want 0",
+				      OPTS_GET(opts, reserved, 0));
+	if (!(OPTS_GET(opts, overflow_hi, 0) >= 0 && OPTS_GET(opts, overflow_hi, 0) <= 1))
+		return scxpol_err_ptr(EINVAL, "autosize: overflow_hi %g: want 0..1 (0: off)",
+				      OPTS_GET(opts, overflow_hi, 0));
 	n = pool_cpus(plan, pool);
 	total = n + pool_cpus(plan, donor);
 	a = calloc(1, sizeof(*a));
@@ -58,6 +69,7 @@ struct scxpol_pool_autosize *scxpol_pool_autosize_new(const struct scxpol_pool_p
 	a->donor = donor;
 	a->util_lo = lo;
 	a->util_hi = hi;
+	a->overflow_hi = OPTS_GET(opts, overflow_hi, 0);
 	a->hold = OPTS_GET(opts, hold, 0) ?: 3;
 	a->min_cpus = OPTS_GET(opts, min_cpus, 0) ?: 1;
 	a->max_cpus = OPTS_GET(opts, max_cpus, 0) ?: total - 1;
@@ -127,10 +139,12 @@ static unsigned int target(const struct scxpol_pool_autosize *a, int dir, double
 	return (unsigned int)t;
 }
 
-int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
+int scxpol_pool_autosize_update_overflow(struct scxpol_pool_autosize *a, double demand,
+					 double overflow)
 {
 	SCXPOL_NONNULL(a, "autosizer");
 	unsigned int n = pool_cpus(a->plan, a->pool), want;
+	bool over, calm;
 	double util;
 	int dir, r;
 
@@ -138,24 +152,44 @@ int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
 	if (!(demand >= 0) || demand > 1e12)
 		return scxpol_err(EINVAL, "autosize: demand %g of pool \"%s\": want a number of "
 				  "CPUs in 0..1e12", demand, scxpol_pool_plan_name(a->plan, a->pool));
+	if (!(overflow >= 0) || overflow > demand * (1 + EPS) + EPS)
+		return scxpol_err(EINVAL, "autosize: overflow %g of pool \"%s\": want 0..%g (its "
+				  "demand)", overflow, scxpol_pool_plan_name(a->plan, a->pool),
+				  demand);
 	util = demand / n;
-	dir = util > a->util_hi ? 1 : util < a->util_lo ? -1 : 0;
+	over = a->overflow_hi > 0 && overflow > a->overflow_hi * demand;
+	calm = !a->overflow_hi || overflow <= a->overflow_hi * demand / 4;
+	if (a->floor_left)
+		a->floor_left--;
+	dir = util > a->util_hi || over ? 1 : util < a->util_lo && calm ? -1 : 0;
 	if (dir != a->dir) {
 		a->dir = dir;
 		a->streak = 0;
 		a->peak = 0;
+		a->overflowed = false;
 	}
 	if (!dir)
 		return 0;
 	a->streak++;
 	if (demand > a->peak)
 		a->peak = demand;
+	a->overflowed |= over;
 	if (a->streak < a->hold)
 		return 0;
 	want = target(a, dir, a->peak);
+	if (a->overflowed) {
+		/* a CPU more than the utilisation asks for, held for a while */
+		if (want <= n && n < a->max_cpus)
+			want = n + 1;
+		a->floor = want;
+		a->floor_left = OVERFLOW_FLOOR_HOLDS * a->hold;
+	} else if (dir < 0 && a->floor_left && want < a->floor) {
+		want = a->floor < n ? a->floor : n;
+	}
 	a->dir = 0;
 	a->streak = 0;
 	a->peak = 0;
+	a->overflowed = false;
 	/* the bounds may leave nothing to do (grown to max_cpus already) */
 	if (want == n)
 		return 0;
@@ -164,6 +198,12 @@ int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
 	else
 		r = scxpol_pool_plan_move(a->plan, a->pool, a->donor, n - want);
 	return r ? r : 1;
+}
+
+int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand)
+{
+	SCXPOL_NONNULL(a, "autosizer");
+	return scxpol_pool_autosize_update_overflow(a, demand, 0);
 }
 
 const struct scxpol_pool_plan *scxpol_pool_autosize_plan(const struct scxpol_pool_autosize *a)

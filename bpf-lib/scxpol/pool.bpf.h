@@ -1108,9 +1108,10 @@ static __always_inline bool scxpol_pool__preempt(const struct scxpol_pool_view *
  * (SCXPOL_KICK_PREEMPT); else, for a BORROW pool, wake an idle CPU of a
  * LEND pool; else, for a STEAL pool, wake an idle CPU of a STEAL pool,
  * which will steal. One look at the idle mask first: a scan for an idle
- * CPU runs only over masks that have one.
+ * CPU runs only over masks that have one. Returns whether it woke or
+ * preempted a CPU.
  */
-static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
+static __always_inline bool scxpol_pool__wake(const struct scxpol_pool_view *v,
 					      struct task_struct *p, s32 pool, u32 flags,
 					      const struct cpumask *pm, u64 vtime, u64 enq_flags)
 {
@@ -1135,11 +1136,11 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 		cpu = scx_bpf_pick_idle_cpu(pm, 0);
 		if (cpu >= 0) {
 			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
-			return;
+			return true;
 		}
 	}
 	if ((enq_flags & SCXPOL_ENQ_WAKEUP) && scxpol_pool__preempt(v, p, pool, vtime))
-		return;
+		return true;
 	if (flags & SCXPOL_POOL_LEND) {
 		b = scxpol_pool__borrowed();
 		if (b) {
@@ -1147,7 +1148,7 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 			if ((u32)cpu < scx_bpf_nr_cpu_ids()) {
 				scxpol_pool_kick(cpu, SCXPOL_KICK_PREEMPT);
 				scxpol_stat_inc(SCXPOL_STAT_RECLAIM);
-				return;
+				return true;
 			}
 		}
 	}
@@ -1155,14 +1156,17 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
 		cpu = scx_bpf_pick_idle_cpu(lend, 0);
 		if (cpu >= 0) {
 			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
-			return;
+			return true;
 		}
 	}
 	if (steal && in_steal) {
 		cpu = scx_bpf_pick_idle_cpu(steal, 0);
-		if (cpu >= 0)
+		if (cpu >= 0) {
 			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
+			return true;
+		}
 	}
+	return false;
 }
 
 /* see scxpol_pool_enqueue() */
@@ -1202,8 +1206,13 @@ static __always_inline void scxpol_pool__wake(const struct scxpol_pool_view *v,
  * sleeping is queued like a pinned task: the kernel serves the local DSQ
  * before ops.dispatch, so busy ones there would keep the CPU from
  * everything else.
+ *
+ * Returns whether it woke or preempted a CPU for @p (or put @p where a CPU
+ * will run it: a bound kernel thread's local DSQ, a pinned task's CPU);
+ * false when @p waits in its pool's queue with every CPU that could take
+ * it busy, for a policy that then makes room (scxpol_pool_preempt_pool()).
  */
-static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v,
+static __always_inline bool scxpol_pool_enqueue(const struct scxpol_pool_view *v,
 						struct task_struct *p, struct scxpol_task_ctx *t,
 						s32 pool, u64 enq_flags, u64 slice)
 {
@@ -1236,7 +1245,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	if (kthread && (!t || t->full_slices < SCXPOL_POOL_KTHREAD_SLICES)) {
 		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
 		scxpol_stat_inc(SCXPOL_STAT_KTHREAD_LOCAL);
-		return;
+		return true;
 	}
 	if (scxpol_vtime_busy_poll_ctx(t)) {
 		vtime += slice;
@@ -1247,7 +1256,7 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 					slice, vtime, enq_flags);
 		scxpol_pool__pinned_note(cpu);
 		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
-		return;
+		return true;
 	}
 	/* from when it may starve there (scxpol_pool__stranded()) */
 	if (t && pm)
@@ -1258,21 +1267,55 @@ static __always_inline void scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		/* every CPU serves the shared queue: wake one @p may use, if one is idle */
 		if (scxpol_pool__any_idle(p->cpus_ptr)) {
 			cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-			if (cpu >= 0)
+			if (cpu >= 0) {
 				scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
+				return true;
+			}
 		}
-		return;
+		return false;
 	}
 	if (restricted) {
 		/* only some of the pool's CPUs may run it: nudge one of them */
 		cpu = (s32)bpf_cpumask_any_and_distribute(pm, p->cpus_ptr);
 		if ((u32)cpu < scx_bpf_nr_cpu_ids())
 			scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
-		return;
+		return true;
 	}
 	if (s)
 		flags = s->desc.flags;
-	scxpol_pool__wake(v, p, pool, flags, pm, vtime, enq_flags);
+	return scxpol_pool__wake(v, p, pool, flags, pm, vtime, enq_flags);
+}
+
+/*
+ * Make room for @p, queued on @pool (scxpol_pool_enqueue() returned
+ * false): preempt (SCXPOL_KICK_PREEMPT) a CPU @p may run on whose current
+ * task is not of @pool (a task of another pool, or of none: a task pinned
+ * outside its pool), @p's own CPU first. For a policy whose pool outranks
+ * the others: the preempted CPU's ops.dispatch must then serve @pool's
+ * queue before its own (scxpol_pool_take()). Returns that CPU, or -EBUSY
+ * when every CPU @p may run on runs a task of @pool. Costs a lookup per
+ * CPU up to the one it preempts: for the wakeups that found their pool
+ * busy.
+ */
+static __always_inline s32 scxpol_pool_preempt_pool(const struct scxpol_pool_view *v,
+						    struct task_struct *p, s32 pool)
+{
+	s32 prev = scx_bpf_task_cpu(p);
+	struct scxpol_pool_curr *c;
+	u32 cpu, nr = scxpol_pool_conf.nr_cpus, key;
+
+	if (!scxpol_pool_valid(v, pool))
+		return -EBUSY;
+	bpf_for(cpu, 0, nr) {
+		/* @prev first, then the others in order */
+		key = cpu == 0 ? (u32)prev : cpu == (u32)prev ? 0 : cpu;
+		c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+		if (!c || READ_ONCE(c->pool) == pool || !bpf_cpumask_test_cpu(key, p->cpus_ptr))
+			continue;
+		scxpol_pool_kick((s32)key, SCXPOL_KICK_PREEMPT);
+		return (s32)key;
+	}
+	return -EBUSY;
 }
 
 /* --- ops.dispatch -------------------------------------------------------- */
@@ -1291,6 +1334,18 @@ static __always_inline bool scxpol_pool__take(u64 dsq, enum scxpol_stat stat)
 	}
 	scxpol_stat_inc(stat);
 	return true;
+}
+
+/*
+ * From ops.dispatch: move the first task of @pool's queue (SCXPOL_POOL_SHARED:
+ * the shared queue) that this CPU may run to its local DSQ, counted as a
+ * steal (SCXPOL_STAT_DISPATCH_STEAL). For a policy that serves a pool's
+ * queue before the CPU's own pool (scxpol_pool_dispatch_prev()), as it
+ * should after scxpol_pool_preempt_pool(). Returns whether it took a task.
+ */
+static __always_inline bool scxpol_pool_take(s32 pool)
+{
+	return scxpol_pool__take(scxpol_pool_dsq(pool), SCXPOL_STAT_DISPATCH_STEAL);
 }
 
 /*

@@ -16,12 +16,16 @@
  * loader's cgroup rules (a cgroup and all below it); else its comm rules
  * (a name or a prefix); else bg.
  *
- * Critical work first. An lc CPU runs the lc queue before anything else,
- * so lc work never waits behind bg work there. An lc CPU with nothing of
- * its own lends itself to bg work, and takes itself back the moment lc work
- * arrives and finds no idle lc CPU: the bg task on it is preempted. A bg
- * CPU runs its own queue first and lc work when it has none, so lc work
- * may take idle bg CPUs; it never preempts lc work.
+ * Critical work first. An lc CPU runs the lc queue before anything else.
+ * An lc CPU with nothing of its own lends itself to bg work, and takes
+ * itself back the moment lc work arrives and finds no idle lc CPU: the bg
+ * task on it is preempted. lc work that finds every lc CPU running lc work
+ * takes an idle CPU of the bg pool. With spill (the loader's --spill), when
+ * no CPU is idle it also preempts non-lc work on another CPU
+ * (ads_make_room()), and bg CPUs serve the lc queue before their own
+ * (ads_dispatch()): lc work then waits only while every CPU runs lc work,
+ * and bg work takes a back seat everywhere. bg work never preempts lc
+ * work, and takes idle lc CPUs (borrows them) when its own are busy.
  *
  * Importance. A thread that flags that it serves an important request (its
  * hint slot's importance above 0, one store by the thread) gets a longer
@@ -49,14 +53,28 @@ const volatile u64 lc_slice_ns = 2000000;
 const volatile u64 bg_slice_ns = 20000000;
 const volatile u64 important_slice_ns = 10000000;
 const volatile bool wake_affine;
+const volatile bool spill;
 
-/* Per CPU: up to when the running task's CPU time has been counted. */
+/*
+ * A CPU outside the lc pool that found lc work at every dispatch for this
+ * long serves its own pool first once (ads_dispatch()): bg work
+ * progresses, and the library's rescue of starving tasks runs, even while
+ * lc work keeps every CPU busy.
+ */
+#define ADS_BG_TURN_NS 500000000ULL
+
+/* Per CPU. */
+struct ads_pcpu {
+	u64 counted;  /* up to when the running task's CPU time has been counted */
+	u64 lc_since; /* since when every dispatch here took lc work first; 0: none */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, u64);
-} ads_counted SEC(".maps");
+	__type(value, struct ads_pcpu);
+} ads_pcpu SEC(".maps");
 
 /* Where a task goes, and what decided it (ADS_STAT_CLASS_*). */
 struct ads_place {
@@ -162,6 +180,20 @@ s32 SCXPOL_OPS(ads_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_fla
 	return cpu;
 }
 
+/*
+ * lc task @p is queued and no CPU was woken for it: no lc CPU is idle or
+ * lent out, none runs later lc work, no CPU at all is idle. Preempt non-lc
+ * work on another CPU (bg work, or a task pinned outside its pool), whose
+ * dispatch then takes @p (ads_dispatch()), rather than let @p wait for lc
+ * work to finish.
+ */
+static __always_inline void ads_make_room(const struct scxpol_pool_view *v, struct task_struct *p)
+{
+	scxpol_stat_user_inc(ADS_STAT_LC_BUSY);
+	if (spill && scxpol_pool_preempt_pool(v, p, ADS_POOL_LC) >= 0)
+		scxpol_stat_user_inc(ADS_STAT_LC_PREEMPT_BG);
+}
+
 void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
@@ -175,20 +207,40 @@ void SCXPOL_OPS(ads_enqueue, struct task_struct *p, u64 enq_flags)
 		enq_flags |= SCXPOL_ENQ_HEAD;
 		scxpol_stat_user_inc(ADS_STAT_HEAD);
 	}
-	scxpol_pool_enqueue(&v, p, t, pl.pool, enq_flags, pl.slice);
+	if (!scxpol_pool_enqueue(&v, p, t, pl.pool, enq_flags, pl.slice) && pl.pool == ADS_POOL_LC)
+		ads_make_room(&v, p);
 }
 
 /*
- * A task whose slice ran out keeps its CPU while it is ahead of its pool's
- * queue (scxpol_pool_dispatch_prev()): ops.dispatch runs before the kernel
+ * A CPU outside the lc pool serves the lc queue first (but once after
+ * ADS_BG_TURN_NS of nothing else), so lc work that spilled over does not
+ * wait behind bg work. Then the library's order: a task whose slice ran out
+ * keeps its CPU while it is ahead of its pool's queue
+ * (scxpol_pool_dispatch_prev()): ops.dispatch runs before the kernel
  * queues @prev again, so an lc CPU would otherwise find the lc queue empty
  * and fetch bg work ahead of its own lc task.
  */
 void SCXPOL_OPS(ads_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct scxpol_pool_view v;
+	struct ads_pcpu *pc;
+	u32 zero = 0;
+	u64 now;
 
 	scxpol_pool_view(&v);
+	if (spill && scxpol_pool_of_cpu(&v, cpu) != ADS_POOL_LC &&
+	    (pc = bpf_map_lookup_elem(&ads_pcpu, &zero))) {
+		now = scxpol_now();
+		if (pc->lc_since && now - pc->lc_since >= ADS_BG_TURN_NS) {
+			pc->lc_since = 0;
+		} else if (scxpol_pool_take(ADS_POOL_LC)) {
+			if (!pc->lc_since)
+				pc->lc_since = now;
+			return;
+		} else {
+			pc->lc_since = 0;
+		}
+	}
 	scxpol_pool_dispatch_prev(&v, cpu, prev);
 }
 
@@ -202,29 +254,39 @@ void SCXPOL_OPS(ads_running, struct task_struct *p)
 
 /*
  * Add the CPU time the running task used since it started or was last
- * counted to its pool's counter (the loader's demand). From every tick
- * too: a task the kernel keeps running stops only when it blocks.
+ * counted to its pool's counter (the loader's demand), and an lc task's
+ * on a CPU outside the lc pool to the lc overflow (the loader grows the
+ * pool when much of its work runs elsewhere). From every tick too: a task
+ * the kernel keeps running stops only when it blocks.
  */
-static __always_inline void ads_count(struct scxpol_task_ctx *t)
+static __always_inline void ads_count(const struct scxpol_pool_view *v, struct scxpol_task_ctx *t)
 {
 	u64 now = scxpol_now(), from;
+	struct ads_pcpu *pc;
 	u32 zero = 0;
-	u64 *upto;
 
 	if (!t || !t->run_start || (t->pool != ADS_POOL_LC && t->pool != ADS_POOL_BG))
 		return;
-	upto = bpf_map_lookup_elem(&ads_counted, &zero);
-	if (!upto)
+	pc = bpf_map_lookup_elem(&ads_pcpu, &zero);
+	if (!pc)
 		return;
-	from = scxpol_time_before(*upto, t->run_start) ? t->run_start : *upto;
-	scxpol_stat_user_add(t->pool == ADS_POOL_LC ? ADS_STAT_LC_RUNTIME_NS :
-			     ADS_STAT_BG_RUNTIME_NS, now - from);
-	*upto = now;
+	from = scxpol_time_before(pc->counted, t->run_start) ? t->run_start : pc->counted;
+	pc->counted = now;
+	if (t->pool == ADS_POOL_BG) {
+		scxpol_stat_user_add(ADS_STAT_BG_RUNTIME_NS, now - from);
+		return;
+	}
+	scxpol_stat_user_add(ADS_STAT_LC_RUNTIME_NS, now - from);
+	if (scxpol_pool_of_cpu(v, bpf_get_smp_processor_id()) != ADS_POOL_LC)
+		scxpol_stat_user_add(ADS_STAT_LC_SPILL_NS, now - from);
 }
 
 void SCXPOL_OPS(ads_tick, struct task_struct *p)
 {
-	ads_count(scxpol_task_ctx(p));
+	struct scxpol_pool_view v;
+
+	scxpol_pool_view(&v);
+	ads_count(&v, scxpol_task_ctx(p));
 }
 
 void SCXPOL_OPS(ads_stopping, struct task_struct *p, bool runnable)
@@ -232,8 +294,8 @@ void SCXPOL_OPS(ads_stopping, struct task_struct *p, bool runnable)
 	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
 	struct scxpol_pool_view v;
 
-	ads_count(t);
 	scxpol_pool_view(&v);
+	ads_count(&v, t);
 	scxpol_pool_stopping(&v, p, t, runnable);
 }
 

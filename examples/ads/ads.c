@@ -4,8 +4,9 @@
  * the lc and bg pools and publishes them, writes the classification rules
  * of the command line, sizes the hint maps (class and importance hints
  * outlive a restart of this process: they are pinned), serves stats, and
- * every interval turns the lc pool's CPU time into its demand and lets the
- * library's autosizing grow or shrink the pool.
+ * every interval turns the lc pool's CPU time into its demand, and the part
+ * of it that ran on bg CPUs (lc work that found its pool busy) into its
+ * overflow, and lets the library's autosizing grow or shrink the pool.
  *
  * Pool flags: lc LENDs (bg work borrows its idle CPUs and is preempted
  * when lc work comes back) and STEALs (an idle lc CPU pulls bg work); bg
@@ -46,6 +47,9 @@ static const char *const stat_names[ADS_NR_STATS] = {
 	[ADS_STAT_CLASS_DEFAULT] = "class_default",
 	[ADS_STAT_HEAD] = "important_head",
 	[ADS_STAT_WAKE_AFFINE] = "wake_affine",
+	[ADS_STAT_LC_SPILL_NS] = "lc_spill_ns",
+	[ADS_STAT_LC_BUSY] = "lc_busy",
+	[ADS_STAT_LC_PREEMPT_BG] = "lc_preempt_bg",
 };
 
 struct rule {
@@ -57,12 +61,12 @@ struct opts {
 	unsigned int lc_cpus;	/* --lc-cpus; 0: half the online CPUs */
 	struct rule rules[ADS_MAX_RULES];
 	unsigned int nr_rules;
-	double util_lo, util_hi;
+	double util_lo, util_hi, overflow_hi;
 	unsigned int hold;
 	unsigned int interval_ms;
 	bool no_resize;
 	const char *sizing_opt;	/* the first of --util-lo/-hi, --hold, --interval-ms given */
-	bool wake_affine;
+	bool wake_affine, spill;
 	unsigned long long lc_slice_us, bg_slice_us, important_slice_us;
 	/* the plan of the current (re)load and its sizer */
 	struct scxpol_topo *topo;
@@ -70,7 +74,7 @@ struct opts {
 	struct scxpol_pool_autosize *sizer;
 	unsigned int nr_configure;
 	/* demand measurement */
-	unsigned long long last_ns, last_runtime;
+	unsigned long long last_ns, last_runtime, last_spill;
 	bool have_last;
 	struct scxpol_stats *st;
 };
@@ -138,7 +142,7 @@ static int plan_pools(struct opts *o)
 	r = split(topo, n, &plan);
 	if (!r && !o->no_resize) {
 		SCXPOL_OPTS(scxpol_pool_autosize_opts, ao, .util_lo = o->util_lo,
-			    .util_hi = o->util_hi, .hold = o->hold);
+			    .util_hi = o->util_hi, .hold = o->hold, .overflow_hi = o->overflow_hi);
 
 		sizer = scxpol_pool_autosize_new(plan, ADS_POOL_LC, ADS_POOL_BG, &ao);
 		r = sizer ? 0 : -errno;
@@ -187,6 +191,7 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
 	a->rodata->important_slice_ns = o->important_slice_us * 1000;
 	a->rodata->wake_affine = o->wake_affine;
+	a->rodata->spill = o->spill;
 	r = scxpol_pool_setup(s, ADS_NR_POOLS);
 	return r ? r : scxpol_hint_setup(s, &lim);
 }
@@ -220,26 +225,37 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-/* The lc pool's demand over the last interval, in CPUs; -1 on the first call. */
-static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand)
+/*
+ * The lc pool's demand over the last interval, and its overflow (the part
+ * run on other CPUs), in CPUs; demand -1 on the first call.
+ */
+static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, double *overflow)
 {
 	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
-	const struct scxpol_stat_value *v;
-	unsigned long long t = now_ns(), run;
+	const struct scxpol_stat_value *v, *sp;
+	unsigned long long t = now_ns(), run, spill;
 	int r;
 
 	r = scxpol_stats_read(s, &so, o->st);
 	if (r)
 		return r;
 	v = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_RUNTIME_NS]);
-	if (!v)
+	sp = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_SPILL_NS]);
+	if (!v || !sp)
 		return -ENOENT;
 	run = v->value;
+	spill = sp->value;
 	*demand = -1;
-	if (o->have_last && run >= o->last_runtime && t > o->last_ns)
+	/* the spill is counted with the run time, after it: at most the same */
+	if (o->have_last && run >= o->last_runtime && spill >= o->last_spill && t > o->last_ns) {
 		*demand = (double)(run - o->last_runtime) / (double)(t - o->last_ns);
+		*overflow = (double)(spill - o->last_spill) / (double)(t - o->last_ns);
+		if (*overflow > *demand)
+			*overflow = *demand;
+	}
 	o->last_ns = t;
 	o->last_runtime = run;
+	o->last_spill = spill;
 	o->have_last = true;
 	return 0;
 }
@@ -248,26 +264,26 @@ static int periodic(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	struct opts *o = ctx;
 	unsigned int before;
-	double demand;
+	double demand, overflow = 0;
 	char text[1024];
 	int r;
 
 	(void)skel;
 	if (!o->sizer)
 		return 0;
-	r = lc_demand(s, o, &demand);
+	r = lc_demand(s, o, &demand, &overflow);
 	if (r || demand < 0)
 		return r;
 	before = scxpol_pool_autosize_nr_cpus(o->sizer);
-	r = scxpol_pool_autosize_update(o->sizer, demand);
+	r = scxpol_pool_autosize_update_overflow(o->sizer, demand, overflow);
 	if (r <= 0)
 		return r;
 	r = scxpol_pool_publish(s, scxpol_pool_autosize_plan(o->sizer));
 	if (r)
 		return r;
 	scxpol_pool_plan_format(scxpol_pool_autosize_plan(o->sizer), text, sizeof(text));
-	printf("ads: resized lc %u -> %u CPUs (lc demand %.2f CPUs): %s\n", before,
-	       scxpol_pool_autosize_nr_cpus(o->sizer), demand, text);
+	printf("ads: resized lc %u -> %u CPUs (lc demand %.2f CPUs, overflow %.2f): %s\n", before,
+	       scxpol_pool_autosize_nr_cpus(o->sizer), demand, overflow, text);
 	fflush(stdout);
 	return 0;
 }
@@ -290,8 +306,9 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 {
 	fprintf(f,
 		"usage: ads [--lc-cpus N] [--lc-comm PATTERN]... [--lc-cgroup PATH]...\n"
-		"           [--util-lo X --util-hi Y] [--hold N] [--interval-ms N] [--no-resize]\n"
-		"           [--wake-affine] [--lc-slice-us N] [--bg-slice-us N]\n"
+		"           [--util-lo X --util-hi Y] [--overflow-hi X] [--hold N]\n"
+		"           [--interval-ms N] [--no-resize] [--wake-affine] [--spill]\n"
+		"           [--lc-slice-us N] [--bg-slice-us N]\n"
 		"           [--important-slice-us N] [--pin-group G] [--stats-socket PATH] [-v]\n"
 		"           [--verifier-stats] [--load-only] [--max-restarts N]\n"
 		"Latency-critical (lc) and background (bg) CPU pools; lc work runs first.\n"
@@ -306,11 +323,17 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"  --util-lo X, --util-hi Y\n"
 		"                       keep the lc pool's utilisation (its CPU time / its\n"
 		"                       CPUs) in [X, Y] (default 0.5, 0.8)\n"
+		"  --overflow-hi X      grow the lc pool (by a CPU at least) when more than\n"
+		"                       X of its CPU time ran on bg CPUs, its own being\n"
+		"                       busy (default 0.2; 0: utilisation only)\n"
 		"  --hold N             resize after N intervals asking for it (default 3)\n"
 		"  --interval-ms N      sizing interval (default 250)\n"
 		"  --no-resize          keep the pools as --lc-cpus made them\n"
 		"  --wake-affine        an lc task woken by an lc task on an lc CPU waits on\n"
 		"                       that CPU, behind its waker\n"
+		"  --spill              lc work that finds every CPU busy preempts non-lc work\n"
+		"                       on another CPU, and bg CPUs serve lc work first\n"
+		"                       (default: it leaves the lc pool only for an idle CPU)\n"
 		"  --lc-slice-us N      slice of lc tasks (default 2000)\n"
 		"  --bg-slice-us N      slice of bg tasks (default 20000)\n"
 		"  --important-slice-us N\n"
@@ -349,6 +372,17 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'g':
 		if (add_rule(o, "--lc-cgroup", SCXPOL_MATCH_CGROUP, arg))
 			return 2;
+		break;
+	case 'o':
+		o->sizing_opt = o->sizing_opt ? o->sizing_opt : "--overflow-hi";
+		if (scxpol_cli_parse_double("--overflow-hi", arg, -1, 1, &o->overflow_hi) ||
+		    o->overflow_hi < 0) {
+			fprintf(stderr, "ads: --overflow-hi '%s': want a share in [0, 1]\n", arg);
+			return 2;
+		}
+		break;
+	case 'P':
+		o->spill = true;
 		break;
 	case 'l':
 	case 'u':
@@ -400,6 +434,8 @@ int main(int argc, char **argv)
 		{ "lc-cgroup", required_argument, NULL, 'g' },
 		{ "util-lo", required_argument, NULL, 'l' },
 		{ "util-hi", required_argument, NULL, 'u' },
+		{ "overflow-hi", required_argument, NULL, 'o' },
+		{ "spill", no_argument, NULL, 'P' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "no-resize", no_argument, NULL, 'N' },
@@ -409,7 +445,8 @@ int main(int argc, char **argv)
 		{ "important-slice-us", required_argument, NULL, 'I' },
 		{ 0 },
 	};
-	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .hold = 3, .interval_ms = 250,
+	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .overflow_hi = 0.2, .hold = 3,
+			  .interval_ms = 250,
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
 	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
@@ -444,8 +481,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.sizer)
-		printf("ads: lc utilisation %g..%g, hold %u x %u ms; ", o.util_lo, o.util_hi, o.hold,
-		       o.interval_ms);
+		printf("ads: lc utilisation %g..%g, overflow %g, hold %u x %u ms; ", o.util_lo,
+		       o.util_hi, o.overflow_hi, o.hold, o.interval_ms);
 	else
 		printf("ads: fixed pools; ");
 	printf("slices lc %llu us, bg %llu us, important %llu us\n", o.lc_slice_us, o.bg_slice_us,

@@ -27,6 +27,9 @@ enum ads_stat {
 	ADS_STAT_CLASS_DEFAULT, /* ... by nothing: background */
 	ADS_STAT_HEAD,          /* important tasks queued at the head */
 	ADS_STAT_WAKE_AFFINE,   /* lc wake-ups queued behind their lc waker */
+	ADS_STAT_LC_SPILL_NS,   /* CPU time of lc-pool tasks on other pools' CPUs: its overflow */
+	ADS_STAT_LC_BUSY,       /* lc tasks queued with no CPU woken for them: the pool was busy */
+	ADS_STAT_LC_PREEMPT_BG, /* ... and a CPU running bg work was preempted for them */
 	ADS_NR_STATS,
 };
 

@@ -253,6 +253,15 @@ SCXPOL_API int scxpol_pool_read(struct scxpol_sched *s, unsigned long long *gen,
  * interval inside the band, or asking for the other direction, starts the
  * count again. So a demand that stays inside the band, or wanders across
  * it for fewer than `hold` intervals, never moves a CPU.
+ * Queueing (overflow_hi, with scxpol_pool_autosize_update_overflow()):
+ * utilisation says how much CPU time the pool's tasks use, not whether
+ * they found a CPU of the pool free when they woke. Their overflow is the
+ * part of the demand they ran on other pools' CPUs because the pool's were
+ * busy: when it is above overflow_hi x demand, the interval asks to grow
+ * (by one CPU at least, whatever the utilisation), and the pool does not
+ * shrink below the size such a growth reached for 8 x hold intervals after
+ * it; an interval may ask to shrink only while the overflow stays at most
+ * a quarter of that.
  * CPUs move with scxpol_pool_plan_move(): nearest LLC first, whole cores,
  * so the pool grows and shrinks LLC-compact.
  */
@@ -271,17 +280,23 @@ struct scxpol_pool_autosize_opts {
 	 */
 	unsigned int min_cpus;
 	unsigned int max_cpus;
-	/* 0: tail padding made a field, so an initialiser zeroes it (opts checks) */
+	/* 0: padding made a field, so an initialiser zeroes it (checked) */
 	unsigned int reserved;
+	/*
+	 * Overflow share of the demand above which the pool grows, in
+	 * (0, 1] (0: overflow is not looked at).
+	 */
+	double overflow_hi;
 };
-#define scxpol_pool_autosize_opts__last_field max_cpus
+#define scxpol_pool_autosize_opts__last_field overflow_hi
 
 /*
  * scxpol_pool_autosize_new - size pool @pool of a copy of @plan, with pool
  * @donor giving and taking the CPUs. The copy refers to @plan's topology,
  * which must outlive it. NULL + errno: EINVAL for a pool index out of
  * range, @pool == @donor, a band outside 0 < util_lo < util_hi <= 1,
- * bounds outside 1 .. (CPUs of both pools - 1) or min > max, or a
+ * bounds outside 1 .. (CPUs of both pools - 1) or min > max, an
+ * overflow_hi outside 0..1, or a
  * pool whose size is outside the bounds already (the message gives the
  * numbers); ENOMEM.
  */
@@ -299,6 +314,16 @@ SCXPOL_API void scxpol_pool_autosize_free(struct scxpol_pool_autosize *a);
  * an error of scxpol_pool_plan_move() (the plan is then unchanged).
  */
 SCXPOL_API int scxpol_pool_autosize_update(struct scxpol_pool_autosize *a, double demand);
+
+/*
+ * scxpol_pool_autosize_update_overflow - feed one interval's @demand and
+ * the part of it, @overflow (CPUs, 0 .. @demand), that ran on other pools'
+ * CPUs because the pool's were busy (see overflow_hi above). Returns as
+ * scxpol_pool_autosize_update(), which is this with @overflow 0; -EINVAL
+ * also for an @overflow outside 0 .. @demand.
+ */
+SCXPOL_API int scxpol_pool_autosize_update_overflow(struct scxpol_pool_autosize *a, double demand,
+						    double overflow);
 
 /* scxpol_pool_autosize_plan - the current plan (valid until the next update or free). */
 SCXPOL_API const struct scxpol_pool_plan *

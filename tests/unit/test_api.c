@@ -35,7 +35,7 @@ LAST(scxpol_cli);
 LAST(scxpol_run_opts);
 LAST_RESERVED(scxpol_hint_limits);
 LAST(scxpol_hint_client_opts);
-LAST_RESERVED(scxpol_pool_autosize_opts);
+LAST(scxpol_pool_autosize_opts);
 LAST(scxpol_sched_opts);
 LAST(scxpol_stats_opts);
 LAST(scxpol_stats_server_opts);

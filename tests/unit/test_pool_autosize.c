@@ -2,7 +2,8 @@
 /*
  * Pool autosizing fed synthetic demand sequences over fake topologies:
  * growth above util_hi, shrinking below util_lo, the hold, the bounds,
- * no flapping, LLC-compact moves, and every error.
+ * no flapping, LLC-compact moves, growth for overflow (queueing) and the
+ * floor it leaves, and every error.
  */
 #include <errno.h>
 #include <math.h>
@@ -316,6 +317,117 @@ static void expect_new_fails(const struct scxpol_pool_plan *p, unsigned int pool
 	assert_string_equal(scxpol_last_error(), msg);
 }
 
+/*
+ * Feed @n demands and overflows; after each, the pool must have want[i]
+ * CPUs, and the update must have said "changed" exactly when it changed.
+ */
+static void feed_overflow(struct scxpol_pool_autosize *a, const double *demand,
+			  const double *overflow, const unsigned int *want, size_t n)
+{
+	unsigned int before;
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		before = scxpol_pool_autosize_nr_cpus(a);
+		r = scxpol_pool_autosize_update_overflow(a, demand[i], overflow[i]);
+		if (r < 0)
+			fail_msg("step %zu: %s", i, scxpol_last_error());
+		if (scxpol_pool_autosize_nr_cpus(a) != want[i])
+			fail_msg("step %zu (demand %g, overflow %g): %u CPUs, want %u", i, demand[i],
+				 overflow[i], scxpol_pool_autosize_nr_cpus(a), want[i]);
+		assert_int_equal(r, want[i] != before);
+	}
+}
+
+/* feed_overflow() to a fresh sizer of @lc CPUs, band 0.5..0.8, hold 3, @overflow_hi. */
+static void run_overflow(unsigned int lc, double overflow_hi, const double *demand,
+			 const double *overflow, const unsigned int *want, size_t n)
+{
+	SCXPOL_OPTS(scxpol_pool_autosize_opts, o, .util_lo = 0.5, .util_hi = 0.8, .hold = 3,
+		    .overflow_hi = overflow_hi);
+	struct scxpol_pool_plan *p = split(lc);
+	struct scxpol_pool_autosize *a = scxpol_pool_autosize_new(p, 0, 1, &o);
+
+	scxpol_pool_plan_free(p);
+	if (!a)
+		fail_msg("autosize_new: %s", scxpol_last_error());
+	feed_overflow(a, demand, overflow, want, n);
+	scxpol_pool_autosize_free(a);
+}
+
+/*
+ * Utilisation 0.6, inside the band, but a third of the demand overflowed
+ * (> 0.2) for 3 intervals: the pool grows by a CPU, though the
+ * utilisation would keep it. An overflow of 0.2 exactly, or one interval
+ * less, does not.
+ */
+static void test_overflow_grows_inside_band(void **state)
+{
+	static const double d[] = { 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2 };
+	static const double o[] = { 0.24, 0.24, 0.24, 0.4, 0.4, 0, 0.4, 0.4 };
+	static const unsigned int w[] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+	static const double d2[] = { 1.2, 1.2, 1.2, 1.2 };
+	static const double o2[] = { 0.4, 0.4, 0.4, 0.4 };
+	static const unsigned int w2[] = { 2, 2, 3, 3 };
+
+	(void)state;
+	run_overflow(2, 0.2, d, o, w, 8);
+	run_overflow(2, 0.2, d2, o2, w2, 4);
+}
+
+/*
+ * Off (overflow_hi 0): all of the demand overflowing moves nothing inside
+ * the band, and a utilisation below it (0.25) shrinks the pool whatever
+ * the overflow.
+ */
+static void test_overflow_off(void **state)
+{
+	static const double d[] = { 1.2, 1.2, 1.2, 1.2, 0.5, 0.5, 0.5 };
+	static const double o[] = { 1.2, 1.2, 1.2, 1.2, 0.5, 0.5, 0.5 };
+	static const unsigned int w[] = { 2, 2, 2, 2, 2, 2, 1 };
+
+	(void)state;
+	run_overflow(2, 0, d, o, w, 7);
+}
+
+/*
+ * Below the band (util 0.125 on 4 CPUs), the pool shrinks only while the
+ * overflow is at most a quarter of overflow_hi: 0.1 of the demand (over
+ * 0.05, under 0.2) holds it; none lets it shrink to ceil(0.5 / 0.8) = 1.
+ */
+static void test_overflow_blocks_shrink(void **state)
+{
+	static const double d[] = { 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5 };
+	static const double o[] = { 0.05, 0.05, 0.05, 0.05, 0, 0, 0 };
+	static const unsigned int w[] = { 4, 4, 4, 4, 4, 4, 1 };
+
+	(void)state;
+	run_overflow(4, 0.2, d, o, w, 7);
+}
+
+/*
+ * After a growth for overflow (2 -> 3 CPUs), a calm, low demand does not
+ * shrink the pool below 3 for 8 x hold = 24 intervals, that growth's
+ * included (its streaks of 3 find the floor); the first streak that ends
+ * after them shrinks it to what the utilisation asks (ceil(0.4 / 0.8) = 1).
+ */
+static void test_overflow_floor(void **state)
+{
+	double d[40], o[40];
+	unsigned int w[40];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		d[i] = i < 3 ? 1.2 : 0.4;
+		o[i] = i < 3 ? 0.4 : 0;
+		/* grown at interval 2, held through interval 25; the streak 24..26 shrinks */
+		w[i] = i < 2 ? 2 : i < 26 ? 3 : 1;
+	}
+	run_overflow(2, 0.2, d, o, w, 40);
+}
+
 static void test_errors(void **state)
 {
 	struct scxpol_pool_plan *p = split(4);
@@ -358,17 +470,26 @@ static void test_errors(void **state)
 				 "bounds 6..15");
 	}
 	{
-		/* a newer caller's field in this struct's tail padding: refused, not ignored */
-		SCXPOL_OPTS(scxpol_pool_autosize_opts, o);
+		/* a newer caller's field in place of the padding: refused, not ignored */
+		SCXPOL_OPTS(scxpol_pool_autosize_opts, o, .reserved = 1);
+		expect_new_fails(p, 0, 1, &o, "scxpol_pool_autosize_opts: reserved is 1: want 0");
+	}
+	{
+		/* and one past the struct's end */
+		struct {
+			struct scxpol_pool_autosize_opts o;
+			unsigned int newer;
+		} big = { .o = { .sz = sizeof(big) }, .newer = 1 };
 		char msg[160];
-		size_t end = offsetof(struct scxpol_pool_autosize_opts, max_cpus) +
-			     sizeof(o.max_cpus);
 
-		assert_true(end < sizeof(o));
-		((unsigned char *)&o)[end] = 1;
 		snprintf(msg, sizeof(msg), "scxpol_pool_autosize_opts: caller's struct has non-zero "
-			 "fields this libscxpol (%s) does not know (byte %zu)", scxpol_version(), end);
-		expect_new_fails(p, 0, 1, &o, msg);
+			 "fields this libscxpol (%s) does not know (byte %zu)", scxpol_version(),
+			 sizeof(big.o));
+		expect_new_fails(p, 0, 1, &big.o, msg);
+	}
+	{
+		SCXPOL_OPTS(scxpol_pool_autosize_opts, o, .overflow_hi = 1.5);
+		expect_new_fails(p, 0, 1, &o, "autosize: overflow_hi 1.5: want 0..1 (0: off)");
 	}
 	a = scxpol_pool_autosize_new(p, 0, 1, NULL);
 	assert_non_null(a);
@@ -377,6 +498,14 @@ static void test_errors(void **state)
 			    "number of CPUs in 0..1e12");
 	assert_int_equal(scxpol_pool_autosize_update(a, NAN), -EINVAL);
 	assert_int_equal(scxpol_pool_autosize_update(a, INFINITY), -EINVAL);
+	assert_int_equal(scxpol_pool_autosize_update_overflow(a, 1.0, 1.5), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "autosize: overflow 1.5 of pool \"lc\": want "
+			    "0..1 (its demand)");
+	assert_int_equal(scxpol_pool_autosize_update_overflow(a, 1.0, -0.1), -EINVAL);
+	assert_int_equal(scxpol_pool_autosize_update_overflow(a, 1.0, NAN), -EINVAL);
+	assert_int_equal(scxpol_pool_autosize_update_overflow(NULL, 1.0, 0), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "scxpol_pool_autosize_update_overflow: autosizer "
+			    "is NULL");
 	assert_int_equal(scxpol_pool_autosize_nr_cpus(a), 4);
 	scxpol_pool_autosize_free(a);
 	scxpol_pool_plan_free(p);
@@ -396,6 +525,10 @@ int main(void)
 		cmocka_unit_test(test_llc_compact),
 		cmocka_unit_test(test_huge_target_is_clamped),
 		cmocka_unit_test(test_refused_demand_is_no_interval),
+		cmocka_unit_test(test_overflow_grows_inside_band),
+		cmocka_unit_test(test_overflow_off),
+		cmocka_unit_test(test_overflow_blocks_shrink),
+		cmocka_unit_test(test_overflow_floor),
 		cmocka_unit_test(test_errors),
 	};
 

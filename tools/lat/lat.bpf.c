@@ -30,6 +30,13 @@
  * the waker) to switched in, which does include it, whichever path the
  * kernel took ("waking", and "waking_idle" for idle targets).
  *
+ * Idle CPU time while traced tasks wait (idle_waiting_ns): between any two
+ * events, min(CPUs running their idle task, traced tasks runnable and not
+ * running) times the time between them, summed: CPU time that work waiting
+ * on a run queue could have used. A CPU counts as idle from its first
+ * sched_switch seen; the sum is exact when events do not race (single-
+ * threaded emulation runs one vCPU at a time) and close otherwise.
+ *
  * The tracepoint prototypes are the same on 6.12 and 7.2:
  *   sched_switch(bool preempt, struct task_struct *prev,
  *                struct task_struct *next, unsigned int prev_state)
@@ -76,6 +83,7 @@ struct task_lat {
 			  * sched_wakeup has used it (waking_at stays for wake_done) */
 	u8 wake;         /* WAKE_* of the pending wakeup */
 	bool woken;      /* runnable_at is a wakeup, not a preemption */
+	bool waiting;    /* counted in nr_waiting */
 };
 
 /* The per-CPU run queues: is a CPU running its idle task right now? */
@@ -108,6 +116,13 @@ struct {
 const struct lat_group lat_zero_group;
 
 u64 nr_group_full;   /* events dropped: the group table was full */
+/* Idle CPU time while traced tasks wait (see the top); its running state. */
+u64 idle_waiting_ns;
+s64 nr_waiting;      /* traced tasks runnable and not running (counted ones) */
+s64 nr_idle;         /* CPUs whose last switch was to their idle task */
+u64 idle_acc_at;     /* up to when idle_waiting_ns is summed */
+/* per CPU: 0 no switch seen yet, 1 running a task, 2 idle */
+u8 cpu_state[LAT_MAX_CPUS];
 u64 nr_no_storage;   /* events dropped: no task storage */
 
 /*
@@ -217,6 +232,46 @@ static __always_inline struct task_lat *task_lat(struct task_struct *p)
 	return t;
 }
 
+/* Sum idle_waiting_ns up to @now, before nr_waiting or nr_idle changes. */
+static __always_inline void idle_account(u64 now)
+{
+	u64 last = idle_acc_at;
+	s64 w = nr_waiting, i = nr_idle;
+
+	idle_acc_at = now;
+	if (last && now > last && w > 0 && i > 0)
+		__sync_fetch_and_add(&idle_waiting_ns, (now - last) * (u64)(w < i ? w : i));
+}
+
+/* @t's task starts or stops waiting on a run queue (@wait), at @now. */
+static __always_inline void set_waiting(struct task_lat *t, bool wait, u64 now)
+{
+	if (t->waiting == wait)
+		return;
+	idle_account(now);
+	t->waiting = wait;
+	__sync_fetch_and_add(&nr_waiting, wait ? 1 : -1);
+}
+
+/* This CPU switches to @next (pid 0: its idle task), at @now. */
+static __always_inline void cpu_switch(struct task_struct *next, u64 now)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	u8 old, st = BPF_CORE_READ(next, pid) ? 1 : 2;
+
+	if (cpu >= LAT_MAX_CPUS)
+		return;
+	old = cpu_state[cpu];
+	if (old == st)
+		return;
+	idle_account(now);
+	cpu_state[cpu] = st;
+	if (old == 2)
+		__sync_fetch_and_add(&nr_idle, -1);
+	if (st == 2)
+		__sync_fetch_and_add(&nr_idle, 1);
+}
+
 /* @cpu runs its idle task (pid 0); false if that cannot be read */
 static __always_inline bool cpu_idle(u32 cpu)
 {
@@ -282,6 +337,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool new)
 	t->runnable_at = now;
 	t->wake = wake;
 	t->woken = true;
+	set_waiting(t, true, now);
 	return 0;
 }
 
@@ -322,6 +378,7 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 	struct lat_group *g;
 	struct task_lat *t;
 
+	cpu_switch(next, now);
 	/* pid 0 is the idle task: it neither waits nor counts as running */
 	if (BPF_CORE_READ(prev, pid) && traced(prev) && (t = task_lat(prev))) {
 		/* preempted with a sleeping state set still stays on the run queue */
@@ -350,6 +407,7 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 		t->running_at = 0;
 		t->runnable_at = runnable ? now : 0;
 		t->woken = false;
+		set_waiting(t, runnable, now);
 	}
 	if (BPF_CORE_READ(next, pid) && traced(next) && (t = task_lat(next))) {
 		if (t->runnable_at && now >= t->runnable_at) {
@@ -364,6 +422,7 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 		t->waking_at = 0;
 		t->waking_cpu = 0;
 		t->running_at = now;
+		set_waiting(t, false, now);
 	}
 	return 0;
 }

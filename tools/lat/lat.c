@@ -520,20 +520,25 @@ static int read_groups(struct lat_bpf *skel, const struct opts *o, struct group 
 	return 0;
 }
 
-/* Events lost, by cause: a dropped event may leave a wakeup without its
- * sleep (or the reverse) in some group's counts. */
-struct drops {
+/*
+ * Totals over all groups: events lost, by cause (a dropped event may leave
+ * a wakeup without its sleep, or the reverse, in some group's counts), and
+ * the idle CPU time while traced tasks waited (lat.bpf.c).
+ */
+struct totals {
+	__u64 idle_waiting_ns;
 	__u64 group_full; /* the group table was full */
 	__u64 no_storage; /* the task had no storage and none could be made */
 	__u64 recursion;  /* the kernel skipped a program already running on that
 			   * CPU (a wakeup from an interrupt during another one) */
 };
 
-static int read_drops(struct lat_bpf *skel, struct drops *d)
+static int read_totals(struct lat_bpf *skel, struct totals *d)
 {
 	struct bpf_program *prog;
 
 	d->group_full = skel->bss->nr_group_full;
+	d->idle_waiting_ns = skel->bss->idle_waiting_ns;
 	d->no_storage = skel->bss->nr_no_storage;
 	d->recursion = 0;
 	bpf_object__for_each_program(prog, skel->obj) {
@@ -569,14 +574,14 @@ static void json_string(FILE *f, const char *s)
 }
 
 static void print_json(const struct opts *o, const struct group *g, size_t n, double secs,
-		       const char *sched_start, const char *sched_end, const struct drops *d)
+		       const char *sched_start, const char *sched_end, const struct totals *d)
 {
 	struct lat_summary s;
 	size_t i;
 
-	printf("{\"duration_s\":%.3f,\"by\":\"%s\",\"comm_len\":%u,\"scheduler\":{\"start\":",
-	       secs, o->by == LAT_BY_CGROUP ? "cgroup" : "comm",
-	       o->by == LAT_BY_COMM ? o->comm_len : 0);
+	printf("{\"duration_s\":%.3f,\"by\":\"%s\",\"comm_len\":%u,\"idle_waiting_ns\":%llu,"
+	       "\"scheduler\":{\"start\":", secs, o->by == LAT_BY_CGROUP ? "cgroup" : "comm",
+	       o->by == LAT_BY_COMM ? o->comm_len : 0, (unsigned long long)d->idle_waiting_ns);
 	json_string(stdout, sched_start);
 	printf(",\"end\":");
 	json_string(stdout, sched_end);
@@ -635,7 +640,7 @@ static double pct(__u64 n, __u64 of)
 }
 
 static void print_table(const struct opts *o, const struct group *g, size_t n, double secs,
-			const char *sched_start, const char *sched_end, const struct drops *d)
+			const char *sched_start, const char *sched_end, const struct totals *d)
 {
 	struct lat_summary rq, b, idle, rem, loc;
 	size_t i;
@@ -671,6 +676,8 @@ static void print_table(const struct opts *o, const struct group *g, size_t n, d
 	printf("IDLE%%: wakeups onto a CPU running its idle task, p50/p99 their delay; REMOTE%%: "
 	       "onto another CPU than the waker's, p99 their delay, local-p99 the others'; "
 	       "QUEUED%%: activated by the target from an IPI (wake list)\n");
+	printf("idle CPU time while traced tasks waited: %.1f ms\n",
+	       (double)d->idle_waiting_ns / 1e6);
 	if (d->group_full || d->no_storage || d->recursion)
 		printf("dropped events: %llu (group table full; raise --max-groups), %llu (no task "
 		       "storage), %llu (a program already running on that CPU)\n",
@@ -690,7 +697,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .by = LAT_BY_COMM, .comm_len = LAT_COMM_LEN, .max_groups = 256 };
 	char sched_start[160], sched_end[160];
-	struct drops drops;
+	struct totals tot;
 	struct lat_bpf *skel = NULL;
 	struct group *groups = NULL;
 	size_t nr = 0, i;
@@ -785,13 +792,13 @@ int main(int argc, char **argv)
 	r = read_groups(skel, &o, &groups, &nr);
 	if (r)
 		goto out;
-	r = read_drops(skel, &drops);
+	r = read_totals(skel, &tot);
 	if (r)
 		goto out;
 	if (o.json)
-		print_json(&o, groups, nr, secs, sched_start, sched_end, &drops);
+		print_json(&o, groups, nr, secs, sched_start, sched_end, &tot);
 	else
-		print_table(&o, groups, nr, secs, sched_start, sched_end, &drops);
+		print_table(&o, groups, nr, secs, sched_start, sched_end, &tot);
 out:
 	free(groups);
 	lat_bpf__destroy(skel);

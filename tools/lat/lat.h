@@ -15,6 +15,8 @@
 #define LAT_COMM_LEN 16
 /* --filter-cgroup: how much deeper than its path a cgroup namespace's root may be */
 #define LAT_CG_NS_MAX 32
+/* CPUs whose idle time while traced tasks wait is summed (lat.bpf.c) */
+#define LAT_MAX_CPUS 1024
 
 /* What tasks are grouped by (rodata group_by). */
 enum lat_group_by {

@@ -18,6 +18,14 @@
  * overload that leaves a backlog shows: the latencies leave out its
  * longest ones (and stderr says so).
  *
+ * A pipeline (--stages N): the workers form N stages, and a request goes
+ * from the dispatcher to a worker of the first stage, which does its work
+ * and hands it to a sleeping worker of the next stage (or queues it there),
+ * and so on: N wakeups per request. Every stage records its wakeup
+ * latency; the last one the request latency. With --rate-steps the open
+ * loop's rate changes every --step-s seconds, cycling through the list
+ * (load that steps up and down).
+ *
  * Background process: hog threads doing CPU work units in a loop. The two
  * classes are separate processes so each can be placed in its own cgroup
  * (cgroup v2 moves whole processes).
@@ -71,6 +79,8 @@
 #define COMM_LEN 16
 #define MAX_THREADS 4096
 #define BACKLOG_CAP 65536
+#define MAX_STAGES 3
+#define MAX_RATES 16
 #define NSEC 1000000000ULL
 /* --hint classes, the ads policy's (<scxpol/abi/hint.h>) */
 #define WL_HINT_CLASS_CRITICAL 1
@@ -87,9 +97,14 @@ static const char *const side_opt[WL_NR_SIDES] = { "--worker-cgroup", "--hog-cgr
 struct opts {
 	unsigned int workers;
 	unsigned int concurrency; /* closed loop: requests in flight */
-	double rate;              /* open loop: requests/s; 0 = closed loop */
+	double rate;              /* open loop: requests/s (the first step's); 0 = closed loop */
+	double rates[MAX_RATES];  /* --rate-steps: the open loop's rates, in turn */
+	unsigned int nr_rates;    /* of them; 1 without --rate-steps */
+	double step_s;            /* --step-s: how long each rate lasts */
+	unsigned int stages;      /* --stages: hand-offs per request */
 	double work_us;           /* CPU work per request */
 	unsigned int hogs;
+	unsigned int hogs_per_cpu; /* --hogs-per-cpu: 0 = not given */
 	double hog_unit_us;       /* CPU work per background unit */
 	double duration;
 	double iters_per_us;      /* 0: calibrate */
@@ -98,6 +113,7 @@ struct opts {
 	const char *hint_policy;  /* --hint: the policy whose pinned hint maps to write */
 	unsigned int important_every; /* --important-every: 0 = never */
 	bool calibrate_only;
+	unsigned int calibrate_threads; /* --calibrate-threads: 0 = 1 */
 };
 
 /* Shared between the two processes (MAP_SHARED). */
@@ -119,12 +135,13 @@ enum { W_IDLE, W_POSTED, W_STOP };
 struct worker {
 	struct wl *wl;
 	unsigned int idx;
+	unsigned int stage;     /* its pipeline stage: idx % stages */
 	pthread_t th;
 	_Atomic uint32_t state; /* futex word: W_* */
 	uint64_t due_ns;        /* when the request was due (its latency starts here) */
 	uint64_t post_ns;       /* when the dispatcher woke this worker */
 	uint64_t done;          /* requests completed in the window */
-	uint64_t unfinished;    /* requests due in the window, completed after it */
+	uint64_t unfinished;    /* requests due in the window, completed after it (or never) */
 	uint64_t important;     /* of done, those flagged important (--important-every) */
 	bool flagged;           /* the current request is flagged (until counted) */
 	struct worker *next_idle;
@@ -135,10 +152,12 @@ struct wl {
 	const struct opts *o;
 	struct shared *sh;
 	uint64_t req_iters, hog_iters;
-	pthread_mutex_t lock;   /* idle, backlog, stopping */
-	struct worker *idle;    /* stack of sleeping workers */
-	uint64_t *backlog;      /* due times of requests no worker could take */
-	size_t bl_head, bl_len;
+	pthread_mutex_t lock;   /* the stages' idle workers and backlogs, stopping */
+	struct stage {
+		struct worker *idle; /* stack of sleeping workers */
+		uint64_t *backlog;   /* due times of requests no worker could take */
+		size_t bl_head, bl_len;
+	} stage[MAX_STAGES];
 	uint64_t dropped;       /* due in the window, refused: backlog full */
 	uint64_t unposted;      /* due in the window, never posted (the run stopped first) */
 	bool stopping;
@@ -224,7 +243,7 @@ static void burn(uint64_t iters)
 }
 
 /* Loop iterations per microsecond: the best of 5 rounds of >= 20 ms. */
-static double calibrate(void)
+static double calibrate_one(void)
 {
 	double best = 0;
 	int round;
@@ -244,6 +263,43 @@ static double calibrate(void)
 			best = (double)n * 1000.0 / (double)dt;
 	}
 	return best;
+}
+
+static void *calibrate_thread(void *arg)
+{
+	*(double *)arg = calibrate_one();
+	return NULL;
+}
+
+/*
+ * calibrate_one() in @n threads at once, their mean: the speed of one
+ * thread while @n run (an emulator that runs every vCPU in one host
+ * thread gives each of @n busy vCPUs 1 / @n of its speed). 0 if a thread
+ * could not be started (errno set).
+ */
+static double calibrate(unsigned int n)
+{
+	pthread_t th[MAX_THREADS];
+	double ipu[MAX_THREADS], sum = 0;
+	unsigned int i, started;
+	int r = 0;
+
+	if (n <= 1)
+		return calibrate_one();
+	for (started = 0; started < n; started++) {
+		r = pthread_create(&th[started], NULL, calibrate_thread, &ipu[started]);
+		if (r)
+			break;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		sum += ipu[i];
+	}
+	if (r) {
+		errno = r;
+		return 0;
+	}
+	return sum / n;
 }
 
 /* --- classifiers ----------------------------------------------------------- */
@@ -612,11 +668,13 @@ static int background_main(const struct opts *o, struct shared *sh, uint64_t ite
 /* --- critical process -------------------------------------------------------- */
 
 /*
- * Hand a request due at @due to a sleeping worker, or queue it (or drop
- * it: backlog full); false if the run is stopping and nothing was done.
+ * Hand a request due at @due to a sleeping worker of stage @k, or queue it
+ * there (or drop it: backlog full); false if the run is stopping and
+ * nothing was done.
  */
-static bool post(struct wl *wl, uint64_t due)
+static bool post(struct wl *wl, unsigned int k, uint64_t due)
 {
+	struct stage *sg = &wl->stage[k];
 	struct worker *w;
 
 	pthread_mutex_lock(&wl->lock);
@@ -624,16 +682,16 @@ static bool post(struct wl *wl, uint64_t due)
 		pthread_mutex_unlock(&wl->lock);
 		return false;
 	}
-	w = wl->idle;
+	w = sg->idle;
 	if (!w) {
-		if (wl->bl_len < BACKLOG_CAP)
-			wl->backlog[(wl->bl_head + wl->bl_len++) % BACKLOG_CAP] = due;
+		if (sg->bl_len < BACKLOG_CAP)
+			sg->backlog[(sg->bl_head + sg->bl_len++) % BACKLOG_CAP] = due;
 		else if (due <= atomic_load(&wl->t_end))
 			wl->dropped++; /* like requests: only what was due in the window */
 		pthread_mutex_unlock(&wl->lock);
 		return true;
 	}
-	wl->idle = w->next_idle;
+	sg->idle = w->next_idle;
 	pthread_mutex_unlock(&wl->lock);
 	w->due_ns = due;
 	assign_hooks(w);
@@ -649,21 +707,22 @@ static bool post(struct wl *wl, uint64_t due)
  */
 static bool next_request(struct wl *wl, struct worker *w, uint64_t *due)
 {
+	struct stage *sg = &wl->stage[w->stage];
 	bool more = false;
 
 	pthread_mutex_lock(&wl->lock);
 	if (wl->stopping) {
 		atomic_store(&w->state, W_STOP);
-	} else if (wl->bl_len) {
-		*due = wl->backlog[wl->bl_head];
-		wl->bl_head = (wl->bl_head + 1) % BACKLOG_CAP;
-		wl->bl_len--;
+	} else if (sg->bl_len) {
+		*due = sg->backlog[sg->bl_head];
+		sg->bl_head = (sg->bl_head + 1) % BACKLOG_CAP;
+		sg->bl_len--;
 		more = true;
 		assign_hooks(w);
 	} else {
 		atomic_store(&w->state, W_IDLE);
-		w->next_idle = wl->idle;
-		wl->idle = w;
+		w->next_idle = sg->idle;
+		sg->idle = w;
 	}
 	pthread_mutex_unlock(&wl->lock);
 	return more;
@@ -681,6 +740,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct wl *wl = w->wl;
+	bool last = w->stage + 1 == wl->o->stages;
 	uint64_t due, running, done, end;
 	bool woken, more;
 	uint32_t st;
@@ -705,11 +765,15 @@ static void *worker_main(void *arg)
 			request_hooks(w, false);
 			done = now_ns();
 			end = atomic_load(&wl->t_end);
+			if (woken && done <= end)
+				lat_hist_add(&w->wake, running - w->post_ns);
 			/* only requests finished inside the window count */
-			if (done <= end) {
+			if (!last) {
+				/* on to the next stage; a stop leaves it unfinished */
+				if (!post(wl, w->stage + 1, due) && due <= end)
+					w->unfinished++;
+			} else if (done <= end) {
 				lat_hist_add(&w->req, done - due);
-				if (woken)
-					lat_hist_add(&w->wake, running - w->post_ns);
 				w->done++;
 				/* counted like requests: those done after the window are not */
 				if (w->flagged)
@@ -720,40 +784,33 @@ static void *worker_main(void *arg)
 			w->flagged = false;
 			/* idle (or on to the backlog) before the dispatcher may post again */
 			more = next_request(wl, w, &due);
-			request_done(wl);
+			if (last)
+				request_done(wl);
 			woken = false;
 		} while (more);
 	}
 	return NULL;
 }
 
-/* Open loop: request @i is due at t0 + i / rate, late or not. */
-static uint64_t due_at(const struct wl *wl, uint64_t i)
+/*
+ * Open loop: the request after one due @due ns after t0 is due 1 / rate
+ * later, at the rate of the step @due falls in; late or not.
+ */
+static double next_due(const struct opts *o, double due)
 {
-	return wl->t0 + (uint64_t)((double)i * 1e9 / wl->o->rate);
-}
+	unsigned int k = 0;
 
-/* Open loop: how many requests are due by @t (the first index due after it). */
-static uint64_t due_by(const struct wl *wl, uint64_t t)
-{
-	uint64_t n;
-
-	if (t < wl->t0)
-		return 0;
-	n = (uint64_t)((double)(t - wl->t0) * wl->o->rate / 1e9) + 1;
-	/* the estimate may round the other way than due_at(): settle on due_at() */
-	while (due_at(wl, n) <= t)
-		n++;
-	while (n > 0 && due_at(wl, n - 1) > t)
-		n--;
-	return n;
+	if (o->nr_rates > 1)
+		k = (unsigned int)(due / (o->step_s * 1e9)) % o->nr_rates;
+	return due + 1e9 / o->rates[k];
 }
 
 static void *dispatch_main(void *arg)
 {
 	struct wl *wl = arg;
 	const struct opts *o = wl->o;
-	uint64_t i = 0, due, end;
+	uint64_t due, end;
+	double next = 0; /* open loop: when the next request is due, ns after t0 */
 	uint32_t c;
 
 	thread_init(o, wl->sh, WL_DISPATCH, 0);
@@ -761,14 +818,14 @@ static void *dispatch_main(void *arg)
 		return NULL;
 	while (!atomic_load(&wl->sh->stop)) {
 		if (o->rate > 0) {
-			due = due_at(wl, i);
+			due = wl->t0 + (uint64_t)next;
 			if (now_ns() < due) {
 				futex_wait_until(&wl->sh->stop, 0, due);
 				continue;
 			}
-			if (!post(wl, due))
+			if (!post(wl, 0, due))
 				break;
-			i++;
+			next = next_due(o, next);
 			continue;
 		}
 		/* closed loop: keep o->concurrency requests in flight */
@@ -783,7 +840,7 @@ static void *dispatch_main(void *arg)
 		}
 		atomic_fetch_add(&wl->outstanding, 1);
 		due = now_ns();
-		if (!post(wl, due)) {
+		if (!post(wl, 0, due)) {
 			if (due <= atomic_load(&wl->t_end))
 				wl->unposted++;
 			break;
@@ -794,8 +851,8 @@ static void *dispatch_main(void *arg)
 	 * behind has requests due in the window it never posted: they count.
 	 */
 	end = atomic_load(&wl->t_end);
-	if (o->rate > 0 && due_by(wl, end) > i)
-		wl->unposted += due_by(wl, end) - i;
+	for (; o->rate > 0 && wl->t0 + (uint64_t)next <= end; next = next_due(o, next))
+		wl->unposted++;
 	return NULL;
 }
 
@@ -845,13 +902,17 @@ static void stop_critical(struct wl *wl)
 {
 	struct worker *w;
 
+	unsigned int k;
+
 	pthread_mutex_lock(&wl->lock);
 	wl->stopping = true;
-	for (w = wl->idle; w; w = w->next_idle) {
-		atomic_store(&w->state, W_STOP);
-		futex_wake(&w->state, 1, false);
+	for (k = 0; k < wl->o->stages; k++) {
+		for (w = wl->stage[k].idle; w; w = w->next_idle) {
+			atomic_store(&w->state, W_STOP);
+			futex_wake(&w->state, 1, false);
+		}
+		wl->stage[k].idle = NULL;
 	}
-	wl->idle = NULL;
 	pthread_mutex_unlock(&wl->lock);
 	futex_wake(&wl->sh->stop, INT_MAX, false);
 	atomic_fetch_add(&wl->completions, 1);
@@ -918,8 +979,12 @@ static int run(const struct opts *o, struct results *res)
 		}
 	}
 	wl.workers = calloc(o->workers, sizeof(*wl.workers));
-	wl.backlog = calloc(BACKLOG_CAP, sizeof(*wl.backlog));
-	if (!wl.workers || !wl.backlog) {
+	for (i = 0; i < o->stages; i++) {
+		wl.stage[i].backlog = calloc(BACKLOG_CAP, sizeof(*wl.stage[i].backlog));
+		if (!wl.stage[i].backlog)
+			break;
+	}
+	if (!wl.workers || i < o->stages) {
 		fprintf(stderr, "scxpol-workload: out of memory\n");
 		r = -ENOMEM;
 		goto out_stop;
@@ -936,8 +1001,9 @@ static int run(const struct opts *o, struct results *res)
 		w->wl = &wl;
 		w->idx = i;
 		atomic_store(&w->state, W_IDLE);
-		w->next_idle = wl.idle;
-		wl.idle = w;
+		w->stage = i % o->stages;
+		w->next_idle = wl.stage[w->stage].idle;
+		wl.stage[w->stage].idle = w;
 		r = -pthread_create(&w->th, NULL, worker_main, w);
 		if (r) {
 			fprintf(stderr, "scxpol-workload: cannot start worker %u: %s\n", i,
@@ -999,15 +1065,17 @@ out_stop:
 			lat_hist_merge(&res->req, &wl.workers[i].req);
 			lat_hist_merge(&res->wake, &wl.workers[i].wake);
 		}
-		/* the backlog no worker got to before the stop */
-		for (k = 0; k < wl.bl_len; k++)
-			if (wl.backlog[(wl.bl_head + k) % BACKLOG_CAP] <= end)
-				res->unfinished++;
+		/* the backlogs no worker got to before the stop */
+		for (i = 0; i < o->stages; i++)
+			for (k = 0; k < wl.stage[i].bl_len; k++)
+				if (wl.stage[i].backlog[(wl.stage[i].bl_head + k) % BACKLOG_CAP] <= end)
+					res->unfinished++;
 		res->unfinished += wl.unposted;
 		res->dropped = wl.dropped;
 	}
 	free(wl.workers);
-	free(wl.backlog);
+	for (i = 0; i < MAX_STAGES; i++)
+		free(wl.stage[i].backlog);
 out_unmap:
 	munmap(sh, sh_size);
 	return r;
@@ -1039,12 +1107,20 @@ static void print_results(const struct opts *o, const struct results *res)
 	lat_hist_summarize(&res->wake, &wake);
 	printf("scxpol-workload: %.1f s; %u workers '%s' + dispatcher '%s', ", res->secs,
 	       o->workers, o->comm[WL_WORKER], o->comm[WL_DISPATCH]);
-	if (o->rate > 0)
+	if (o->nr_rates > 1) {
+		printf("requests/s");
+		for (unsigned int k = 0; k < o->nr_rates; k++)
+			printf("%s%.1f", k ? " then " : " ", o->rates[k]);
+		printf(", %g s each", o->step_s);
+	} else if (o->rate > 0)
 		printf("%.1f requests/s", o->rate);
 	else
 		printf("%u in flight", o->concurrency);
-	printf(", %.0f us/request; %u hogs '%s', %.0f us/unit; %.1f iters/us\n", o->work_us,
-	       o->hogs, o->comm[WL_HOG], o->hog_unit_us, o->iters_per_us);
+	printf(", %.0f us/request", o->work_us);
+	if (o->stages > 1)
+		printf(" per stage, %u stages", o->stages);
+	printf("; %u hogs '%s', %.0f us/unit; %.1f iters/us\n", o->hogs, o->comm[WL_HOG],
+	       o->hog_unit_us, o->iters_per_us);
 	printf("%-18s %10s %10s %9s %9s %9s %9s %9s %9s\n", "(times in us)", "count", "per s",
 	       "mean", "p50", "p90", "p99", "p99.9", "max");
 	print_row("request latency", &req, res->secs, true);
@@ -1061,10 +1137,10 @@ static void print_results(const struct opts *o, const struct results *res)
 		printf("important requests: %llu (every %u-th)\n",
 		       (unsigned long long)res->important, o->important_every);
 
-	printf("{\"duration_s\":%.3f,\"workers\":%u,\"hogs\":%u,\"mode\":\"%s\",\"concurrency\":%u,"
-	       "\"rate\":%.3f,\"work_us\":%.3f,\"hog_unit_us\":%.3f,\"iters_per_us\":%.3f,"
+	printf("{\"duration_s\":%.3f,\"workers\":%u,\"stages\":%u,\"hogs\":%u,\"mode\":\"%s\","
+	       "\"concurrency\":%u,\"rate\":%.3f,\"work_us\":%.3f,\"hog_unit_us\":%.3f,\"iters_per_us\":%.3f,"
 	       "\"requests\":%llu,\"requests_per_s\":%.3f,\"request_latency\":",
-	       res->secs, o->workers, o->hogs, o->rate > 0 ? "open" : "closed",
+	       res->secs, o->workers, o->stages, o->hogs, o->rate > 0 ? "open" : "closed",
 	       o->rate > 0 ? 0 : o->concurrency, o->rate, o->work_us, o->hog_unit_us,
 	       o->iters_per_us, (unsigned long long)res->requests,
 	       (double)res->requests / res->secs);
@@ -1080,17 +1156,27 @@ static void print_results(const struct opts *o, const struct results *res)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: scxpol-workload [--workers N] [--concurrency N | --rate R] [--work-us US]\n"
-		"                       [--hogs M] [--hog-unit-us US] [--duration SECS]\n"
+		"usage: scxpol-workload [--workers N] [--concurrency N | --rate R |\n"
+		"                       --rate-steps R1,R2... [--step-s S]] [--work-us US]\n"
+		"                       [--stages N] [--hogs M | --hogs-per-cpu M]\n"
+		"                       [--hog-unit-us US] [--duration SECS]\n"
 		"                       [--worker-comm NAME] [--dispatch-comm NAME] [--hog-comm NAME]\n"
 		"                       [--worker-cgroup PATH] [--hog-cgroup PATH]\n"
 		"                       [--hint POLICY [--important-every N]]\n"
-		"                       [--iters-per-us X] [--calibrate]\n"
+		"                       [--iters-per-us X] [--calibrate [--calibrate-threads N]]\n"
 		"  --workers N          request worker threads (default: one per CPU)\n"
 		"  --concurrency N      closed loop: N requests in flight (default: --workers)\n"
 		"  --rate R             open loop: R requests/s, due at fixed intervals\n"
-		"  --work-us US         CPU work per request (default 100)\n"
+		"  --rate-steps R1,R2...\n"
+		"                       open loop whose rate steps through R1, R2, ... (up to\n"
+		"                       %d), each for --step-s S seconds (default 1), in turn\n"
+		"  --work-us US         CPU work per request (per stage with --stages)\n"
+		"                       (default 100)\n"
+		"  --stages N           a pipeline: the workers form N stages (1..%d; worker i\n"
+		"                       is in stage i mod N), each hands the request on to\n"
+		"                       the next (default 1)\n"
 		"  --hogs M             background threads (default: 2 x CPUs - workers)\n"
+		"  --hogs-per-cpu M     M background threads per CPU\n"
 		"  --hog-unit-us US     CPU work per background unit (default 1000)\n"
 		"  --duration SECS      measurement window (default 10)\n"
 		"  --worker-comm NAME   thread names (default lc-worker, lc-dispatch, bg-hog)\n"
@@ -1106,12 +1192,16 @@ static void usage(FILE *f)
 		"                       worker before it runs (cleared when done)\n"
 		"  --iters-per-us X     work loop speed (default: calibrate at start)\n"
 		"  --calibrate          print iters_per_us=X and exit\n"
+		"  --calibrate-threads N\n"
+		"                       calibrate in N threads at once, their mean speed: the\n"
+		"                       speed of a thread while N threads run (default 1)\n"
 		"Prints a table and, last, one JSON line. The latencies are of the requests\n"
 		"done within the window; \"unfinished\" counts those due in it but not done\n"
 		"by its end (in a worker's hands, queued, or not posted yet), \"dropped\" those\n"
 		"refused with the backlog full. With --rate, more of those two than workers\n"
 		"is an overload (a backlog at the end) whose longest latencies are left out:\n"
-		"stderr warns of it. Exit status: 0, 1 on an error, 2 for bad usage.\n");
+		"stderr warns of it. Exit status: 0, 1 on an error, 2 for bad usage.\n",
+		MAX_RATES, MAX_STAGES);
 }
 
 /* The numbers are read as the library's command lines read them (<scxpol/cli.h>). */
@@ -1143,6 +1233,37 @@ static int parse_double(const char *opt, const char *arg, double lo, double hi, 
 		return -EINVAL;
 	}
 	*out = v;
+	return 0;
+}
+
+/* --rate-steps R1,R2,...: 2..MAX_RATES rates; the first is o->rate. */
+static int parse_rates(const char *arg, struct opts *o)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int n = 0;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		fprintf(stderr, "scxpol-workload: --rate-steps '%.32s...': too long\n", arg);
+		return -EINVAL;
+	}
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_RATES) {
+			fprintf(stderr, "scxpol-workload: --rate-steps '%s': more than %d rates\n",
+				arg, MAX_RATES);
+			return -EINVAL;
+		}
+		if (parse_double("--rate-steps", tok, 0.001, 1e7, &o->rates[n]))
+			return -EINVAL;
+		n++;
+	}
+	if (n < 2) {
+		fprintf(stderr, "scxpol-workload: --rate-steps '%s': want two rates or more, "
+			"comma-separated (one rate: --rate)\n", arg);
+		return -EINVAL;
+	}
+	o->nr_rates = n;
+	o->rate = o->rates[0];
 	return 0;
 }
 
@@ -1200,6 +1321,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "workers", required_argument, NULL, 'w' },
 		{ "concurrency", required_argument, NULL, 'n' },
 		{ "rate", required_argument, NULL, 'r' },
+		{ "rate-steps", required_argument, NULL, 'R' },
+		{ "step-s", required_argument, NULL, 'S' },
+		{ "stages", required_argument, NULL, 's' },
+		{ "hogs-per-cpu", required_argument, NULL, 'p' },
 		{ "work-us", required_argument, NULL, 'u' },
 		{ "hogs", required_argument, NULL, 'H' },
 		{ "hog-unit-us", required_argument, NULL, 'U' },
@@ -1213,15 +1338,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "important-every", required_argument, NULL, 'E' },
 		{ "iters-per-us", required_argument, NULL, 'i' },
 		{ "calibrate", no_argument, NULL, 'c' },
+		{ "calibrate-threads", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool have_conc = false, have_hogs = false;
+	bool have_conc = false, have_hogs = false, have_step = false, have_hogs_per_cpu = false;
+	unsigned int have_rate = 0;
 	unsigned int cpus = nr_cpus();
 	int c, r = 0;
 
 	o->workers = cpus;
 	o->work_us = 100;
+	o->step_s = 1;
+	o->stages = 1;
 	o->hog_unit_us = 1000;
 	o->duration = 10;
 	o->comm[WL_WORKER] = "lc-worker";
@@ -1238,6 +1367,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			r = parse_double("--rate", optarg, 0.001, 1e7, &o->rate);
+			o->rates[0] = o->rate;
+			o->nr_rates = 1;
+			have_rate++;
+			break;
+		case 'R':
+			r = parse_rates(optarg, o);
+			have_rate++;
+			break;
+		case 'S':
+			r = parse_double("--step-s", optarg, 0.001, 1e6, &o->step_s);
+			have_step = true;
+			break;
+		case 's':
+			r = parse_uint("--stages", optarg, 1, MAX_STAGES, &o->stages);
+			break;
+		case 'p':
+			r = parse_uint("--hogs-per-cpu", optarg, 0, 64, &o->hogs_per_cpu);
+			have_hogs_per_cpu = true;
 			break;
 		case 'u':
 			r = parse_double("--work-us", optarg, 0, 1e7, &o->work_us);
@@ -1280,6 +1427,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'c':
 			o->calibrate_only = true;
 			break;
+		case 'T':
+			r = parse_uint("--calibrate-threads", optarg, 1, MAX_THREADS,
+				       &o->calibrate_threads);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(scxpol_cli_finish("scxpol-workload", NULL, 0));
@@ -1299,6 +1450,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			"flag is a hint)\n", o->important_every);
 		return -EINVAL;
 	}
+	if (have_rate > 1) {
+		fprintf(stderr, "scxpol-workload: --rate and --rate-steps: give one of them, once\n");
+		return -EINVAL;
+	}
+	if (have_step && o->nr_rates < 2) {
+		fprintf(stderr, "scxpol-workload: --step-s: needs --rate-steps with two rates or "
+			"more\n");
+		return -EINVAL;
+	}
+	if (have_hogs && have_hogs_per_cpu) {
+		fprintf(stderr, "scxpol-workload: --hogs and --hogs-per-cpu exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->workers < o->stages) {
+		fprintf(stderr, "scxpol-workload: --workers %u --stages %u: want a worker per stage "
+			"at least\n", o->workers, o->stages);
+		return -EINVAL;
+	}
 	if (have_conc && o->rate > 0) {
 		fprintf(stderr, "scxpol-workload: --concurrency (closed loop) and --rate (open "
 			"loop) exclude each other\n");
@@ -1306,7 +1475,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!have_conc)
 		o->concurrency = o->workers;
-	if (!have_hogs)
+	if (have_hogs_per_cpu)
+		o->hogs = o->hogs_per_cpu * cpus;
+	else if (!have_hogs)
 		o->hogs = 2 * cpus > o->workers ? 2 * cpus - o->workers : 0;
 	return 0;
 }
@@ -1337,14 +1508,25 @@ int main(int argc, char **argv)
 		return 2;
 	/* each library failure is reported here, naming the option: not twice */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
+	if (o.calibrate_threads && !o.calibrate_only) {
+		fprintf(stderr, "scxpol-workload: --calibrate-threads: only with --calibrate\n");
+		return 2;
+	}
 	if (o.calibrate_only) {
-		printf("iters_per_us=%.3f\n", calibrate());
+		double ipu = calibrate(o.calibrate_threads);
+
+		if (!ipu) {
+			fprintf(stderr, "scxpol-workload: --calibrate-threads %u: cannot start a "
+				"thread: %s\n", o.calibrate_threads, strerror(errno));
+			return scxpol_cli_finish("scxpol-workload", NULL, 1);
+		}
+		printf("iters_per_us=%.3f\n", ipu);
 		return scxpol_cli_finish("scxpol-workload", NULL, 0);
 	}
 	if (cgroup2_check(&o))
 		return 1;
 	if (!o.iters_per_us)
-		o.iters_per_us = calibrate();
+		o.iters_per_us = calibrate(1);
 	r = run(&o, &res);
 	if (!r && o.rate > 0 && res.unfinished + res.dropped > o.workers)
 		/* stderr, first: the latencies understate, whoever reads only the JSON */

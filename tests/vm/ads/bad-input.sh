@@ -26,6 +26,8 @@ refuse "ads: --util-lo 0.9 --util-hi 0.8: want util-lo < util-hi" --util-lo 0.9 
 refuse "ads: --util-hi '1.5': want a utilisation in (0, 1]" --util-hi 1.5
 refuse "ads: --interval-ms '5': want a whole number in 10..3600000" --interval-ms 5
 refuse "ads: --hold sizes the pools, which --no-resize keeps fixed" --no-resize --hold 2 --util-lo 0.1
+refuse "ads: --overflow-hi '1.5': want a share in [0, 1]" --overflow-hi 1.5
+refuse "ads: --overflow-hi sizes the pools, which --no-resize keeps fixed" --no-resize --overflow-hi 0.3
 refuse "ads: --pin-group 'no-such-group': no such group" --pin-group no-such-group
 refuse "ads: unexpected argument 'extra' (see --help)" extra
 expect_eq "sched_ext state" "$(scx_state)" disabled
