@@ -4,8 +4,10 @@
 # (CPUs 2-3), every other task in d0 (--rest d0), whose CPU 0 the kernel
 # wakes for them: nothing but the library's watch wakes CPU 2 or 3 for d1's
 # task. The task sleeps 20 ms and works 100 us in a loop: it must keep
-# running, on d1's CPUs only, the watch's kicks counted (watch_kick), and
-# the scheduler must stay attached. Its inserts bypass scxpol_pool_enqueue()
+# running, on d1's CPUs only (sampled from its first wakeup as lostwake
+# on: the exec that names it calls no scheduler callback, see probe.c's
+# first_wakeup()), the watch's kicks counted (watch_kick), and the
+# scheduler must stay attached. Its inserts bypass scxpol_pool_enqueue()
 # and so the queue's pending count, which dispatch would trust: the watch
 # must find the task there and raise the count (pending_repair). (Built
 # without the watch, its first lost wakeup waited 30 s and the kernel's

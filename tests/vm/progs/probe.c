@@ -15,7 +15,9 @@
  * wait_ms=, the time it was runnable but waited for a CPU (schedstat).
  *
  * cpus= is the set of CPUs sched_getcpu() returned, as a CPU list; it is how
- * tests observe where a policy placed a task.
+ * tests observe where a policy placed a task. The samples start after a
+ * first sleep (first_wakeup()), once the policy has placed the task under
+ * the name its exec gave it.
  */
 #include <errno.h>
 #include <sched.h>
@@ -108,6 +110,23 @@ static void print_cpus(void)
 	printf("\n");
 }
 
+/*
+ * Sleep once before the first sample. A policy sees the name an exec gives
+ * (a comm rule's key) at the task's next scheduling event: the kernel calls
+ * no sched_ext callback at an exec (select_task_rq_scx() returns the task's
+ * CPU for WF_EXEC without calling ops.select_cpu), so until the task first
+ * sleeps it can run where its parent's fork placed it by the parent's name
+ * (at the end of a slice the kernel may keep it running there without
+ * calling ops.enqueue). A wakeup always goes through ops.select_cpu and
+ * ops.enqueue, under the new name.
+ */
+static void first_wakeup(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
 /* SIGINT: a spin ends now (a test that needs the load only while it measures) */
 static volatile sig_atomic_t stop_spin;
 
@@ -168,6 +187,7 @@ int main(int argc, char **argv)
 			rename_to = argv[3];
 			sigaction(SIGUSR1, &sa, NULL);
 		}
+		first_wakeup();
 		n = spin(arg_double(argv[2], "SECS"));
 
 		printf("spin iters=%llu cpu_ms=%llu wait_ms=%llu", (unsigned long long)n, cpu_ms(),
@@ -176,6 +196,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "cpus")) {
+		first_wakeup();
 		spin(arg_double(argv[2], "SECS"));
 		printf("cpus");
 		print_cpus();
@@ -203,6 +224,7 @@ int main(int argc, char **argv)
 		struct timespec ts = { (time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1000) };
 		uint64_t cycles = 0;
 
+		first_wakeup();
 		while (now() < end) {
 			burn_cpu(work);
 			note_cpu();
