@@ -242,4 +242,27 @@ cleanup_cgroups() {
 	done
 }
 
-trap 'cleanup_lat; cleanup_policy; cleanup_cgroups' EXIT
+# The CPUs online when the test started. restore_cpus brings back online
+# any of them the test left offline: later tests of the boot plan with
+# them (the suite runner checks it too, after a test it had to kill).
+read -r CPUS_AT_START </sys/devices/system/cpu/online
+restore_cpus() {
+	local c v f
+	for c in $(expand_cpus "$CPUS_AT_START"); do
+		f=/sys/devices/system/cpu/cpu$c/online
+		[ -e "$f" ] || continue
+		read -r v <"$f"
+		[ "$v" = 1 ] || echo 1 >"$f" || echo "# cleanup: cannot bring cpu$c back online" >&2
+	done
+}
+
+# cleanup_test: what a test leaves is undone when it exits, failed or not
+# (a test that sets its own EXIT trap calls it last). The policy stops
+# before CPUs come back: a CPU coming online would restart it.
+cleanup_test() {
+	cleanup_lat
+	cleanup_policy
+	cleanup_cgroups
+	restore_cpus
+}
+trap cleanup_test EXIT

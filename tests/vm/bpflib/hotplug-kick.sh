@@ -55,7 +55,7 @@ for i in 1 2 3 4 5 6; do
 	nice -n 19 "$PROBE" spin 600 >/dev/null &
 	spinners+=($!)
 done
-trap 'kill "${spinners[@]}" 2>/dev/null; echo 1 >"$ONLINE" 2>/dev/null; cleanup_policy' EXIT
+trap 'kill "${spinners[@]}" 2>/dev/null; cleanup_test' EXIT
 for ((c = 1; c <= CYCLES; c++)); do
 	event 0
 	event 1

@@ -4,8 +4,7 @@
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 cpu=/sys/devices/system/cpu/cpu$(($(nproc) - 1))/online
 [ -w "$cpu" ] || fail "cannot offline CPUs here ($cpu)"
-# the CPU comes back whatever fails: later tests of this boot need it
-trap 'echo 1 >"$cpu" 2>/dev/null; cleanup_lat; cleanup_policy; cleanup_cgroups' EXIT
+# (the CPU comes back whatever fails: lib.sh's cleanup_test)
 start_policy minimal /tmp/minimal.log "$SCXPOL_BUILD/examples/minimal/minimal"
 seq0=$(cat $SCX/enable_seq)
 echo 0 > "$cpu"

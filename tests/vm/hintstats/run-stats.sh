@@ -3,7 +3,7 @@
 # runs (kernel.bpf_stats_enabled=1), each program's callback, run count and
 # run time when the scheduler detaches; without run counting, nothing.
 . "$(dirname "$0")/common.inc"
-trap 'echo 0 >/proc/sys/kernel/bpf_stats_enabled; cleanup_lat; cleanup_policy; cleanup_cgroups' EXIT
+trap 'echo 0 >/proc/sys/kernel/bpf_stats_enabled; cleanup_test' EXIT
 
 echo 0 >/proc/sys/kernel/bpf_stats_enabled
 start_hintpol --verifier-stats
