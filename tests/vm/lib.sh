@@ -68,26 +68,42 @@ assert_attached() {
 	expect_eq "sched_ext root/ops" "$(scx_ops)" "$1"
 }
 
+# nap SECS: sleep SECS without a fork (a timed read of a fifo nobody
+# writes), for loops that poll: under the emulator a process per poll
+# costs a measurable share of the guest's CPUs, which the policy under
+# test then lacks.
+mkfifo /tmp/nap.$$ && exec {NAP_FD}<>/tmp/nap.$$ && rm -f /tmp/nap.$$ ||
+	fail "cannot make the nap fifo /tmp/nap.$$"
+nap() {
+	read -r -t "$1" -u "$NAP_FD" _ || :
+}
+
 # watch_attached OPS FILE: run in the background; every 0.2 s, append to
 # FILE the time and state/ops whenever OPS is not the attached scheduler.
 # Builtins only: forking cat, date and sleep five times a second cost a
 # benchmark's policies (watched) several % of the emulated CPUs that EEVDF
 # (not watched) kept.
 watch_attached() {
-	local ops=$1 file=$2 st o fifo fd
-	fifo=$(mktemp -u /tmp/watch.XXXXXX)
-	# (in the background: fail would end only this subshell; FILE is what is checked)
-	mkfifo "$fifo" && exec {fd}<>"$fifo" && rm -f "$fifo" ||
-		{ echo "$EPOCHREALTIME watch_attached: no fifo $fifo" >>"$file"; exit 1; }
+	local ops=$1 file=$2 st o
 	while :; do
 		st=; o=
 		read -r st <"$SCX/state"
 		# (2> first: the redirection's own error goes there too)
 		read -r o 2>/dev/null <"$SCX/root/ops"
 		[ "$st/$o" = "enabled/$ops" ] || echo "$EPOCHREALTIME $st/$o" >>"$file"
-		# a timed read of a fifo nobody writes: a sleep without a fork
-		read -r -t 0.2 -u "$fd" _ || :
+		nap 0.2
 	done
+}
+
+# progress WHAT: note WHAT and mark that the test got somewhere: the suite
+# runner's time limit (suite-inside) counts from the last mark, so a test
+# of many steps that each take long on a slow host fails only on a step
+# that takes the whole limit.
+PROGRESS_N=0
+progress() {
+	PROGRESS_N=$((PROGRESS_N + 1))
+	[ -z "${SCXPOL_PROGRESS:-}" ] || echo "$PROGRESS_N" >"$SCXPOL_PROGRESS"
+	note "$*"
 }
 
 # stop_policy [SIGNAL]: signal the loader, wait for it; sets POLICY_STATUS
