@@ -18,7 +18,8 @@
  * bumps it after every rule write), the task's cgroup (a move) and its
  * comm (a prctl or an exec; the 16 bytes are compared), so a task pays for
  * the lookups only after one of them changed, and sees the change at its
- * next scheduling event.
+ * next placement (a running task: its next wakeup or enqueue, see
+ * <scxpol/pool.bpf.h>).
  *
  * It defines a global function (doc/conventions.md): include it in one
  * .bpf.c of a BPF object.

@@ -38,7 +38,12 @@
  *   quiescent  scxpol_pool_quiescent()
  * The policy decides which pool a task belongs to (a hint, a cgroup, its
  * comm...) and passes it in; -1 (SCXPOL_POOL_SHARED) means the shared
- * fallback queue, which every CPU serves after its own pool. A policy
+ * fallback queue, which every CPU serves after its own pool. It does so in
+ * ops.select_cpu and ops.enqueue only: a task whose pool changes while it
+ * runs (a rename, an exec) runs on where it was placed until its next
+ * wakeup, or until a slice end at which another task takes its CPU (the
+ * dispatch may keep it by its last placement, and the kernel keeps a
+ * task alone on its CPU without calling ops.enqueue). A policy
  * that kicks CPUs itself does it with scxpol_pool_kick(), and one that
  * queues tasks on the pools' queues or the shared queue does it with
  * scxpol_pool_enqueue(): dispatch trusts its counts (scxpol_pool__pending_add()).
