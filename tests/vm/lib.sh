@@ -17,6 +17,16 @@ note() {
 	echo "# $*"
 }
 
+# known_defect WHAT: end the test on a failure it caught in the code under
+# test whose fix is pending: TAP "not ok ... # TODO WHAT", which meson counts
+# as an expected failure, not a pass. WHAT names the defect and where it is
+# tracked. Call it only on the one failure it names, never for a test's
+# own flakiness.
+known_defect() {
+	echo "KNOWN DEFECT: $*" >&2
+	exit 78
+}
+
 scx_state() { cat $SCX/state; }
 scx_ops() { cat $SCX/root/ops 2>/dev/null || true; }
 

