@@ -39,6 +39,7 @@ static u64 now_ns;
 static struct fake_dsq dsqs[MAX_DSQS];
 static int nr_dsqs;
 static struct fake_dsq locals[FAKE_MAX_CPUS];
+static struct fake_dsq global_dsq = { .id = SCX_DSQ_GLOBAL };
 static struct fake_kick kicks[MAX_KICKS];
 
 #define MAX_TIMERS 8
@@ -53,7 +54,7 @@ static unsigned int nr_kicks;
 static struct fake_insert last_insert;
 static unsigned int nr_inserts;
 static unsigned int nr_errors;
-static char last_error[512];
+static char first_error[512], last_error[512];
 static struct live_mask *live;
 static int nr_live;
 static int creates_left = -1; /* fake_cpumask_fail_after(); -1: never fail */
@@ -101,13 +102,14 @@ void fake_reset(u32 n)
 	for (i = 0; i < nr_dsqs; i++)
 		dsq_free(&dsqs[i]);
 	nr_dsqs = 0;
+	dsq_free(&global_dsq);
+	global_dsq.id = SCX_DSQ_GLOBAL;
 	now_ns = 0;
 	nr_kicks = 0;
 	nr_timers = 0;
 	nr_inserts = 0;
 	memset(&last_insert, 0, sizeof(last_insert));
-	nr_errors = 0;
-	last_error[0] = '\0';
+	fake_take_errors();
 	while (live) {
 		struct live_mask *l = live;
 
@@ -605,10 +607,39 @@ static struct fake_dsq *find_dsq(u64 id)
 {
 	int i;
 
+	if (id == SCX_DSQ_GLOBAL)
+		return &global_dsq;
 	for (i = 0; i < nr_dsqs; i++)
 		if (dsqs[i].id == id)
 			return &dsqs[i];
 	return NULL;
+}
+
+/*
+ * An insert into SCX_DSQ_LOCAL_ON | @cpu, as Linux 6.12 finishes it
+ * (dispatch_to_local_dsq(), task_can_run_on_remote_rq()): a task that
+ * already sits on @cpu goes there unchecked; otherwise a CPU outside the
+ * task's cpus_ptr is the policy's error (the kernel ejects it with "...
+ * verdict target cpu N not allowed ...") and the task goes to the global
+ * DSQ; an allowed CPU that is offline is no error, the task goes to the
+ * global DSQ too.
+ */
+static struct fake_dsq *resolve_local_on(u64 cpu, const struct task_struct *p)
+{
+	if (cpu >= nr_cpus) {
+		fake_record_error(false, 0, "invalid CPU %llu in SCX_DSQ_LOCAL_ON",
+				  (unsigned long long)cpu);
+		return NULL;
+	}
+	if (!p || (u64)p->fake_cpu == cpu)
+		return &locals[cpu];
+	if (!fake_mask_test(p->cpus_ptr, (s32)cpu)) {
+		fake_record_error(false, 0,
+				  "SCX_DSQ_LOCAL[_ON] verdict target cpu %llu not allowed for %s[%d]",
+				  (unsigned long long)cpu, p->comm, p->pid);
+		return &global_dsq;
+	}
+	return offline[cpu] ? &global_dsq : &locals[cpu];
 }
 
 /* The DSQ @id names from the current context, or NULL (error recorded). */
@@ -618,16 +649,8 @@ static struct fake_dsq *resolve(u64 id, const struct task_struct *p)
 
 	if (id == SCX_DSQ_LOCAL)
 		return &locals[p ? p->fake_cpu : cur_cpu];
-	if ((id & SCX_DSQ_LOCAL_ON) == SCX_DSQ_LOCAL_ON) {
-		u64 cpu = id & SCX_DSQ_LOCAL_CPU_MASK;
-
-		if (cpu >= nr_cpus) {
-			fake_record_error(false, 0, "invalid CPU %llu in SCX_DSQ_LOCAL_ON",
-					  (unsigned long long)cpu);
-			return NULL;
-		}
-		return &locals[cpu];
-	}
+	if ((id & SCX_DSQ_LOCAL_ON) == SCX_DSQ_LOCAL_ON)
+		return resolve_local_on(id & SCX_DSQ_LOCAL_CPU_MASK, p);
 	d = find_dsq(id);
 	if (!d)
 		fake_record_error(false, 0, "non-existent DSQ 0x%llx", (unsigned long long)id);
@@ -836,7 +859,28 @@ void fake_record_error(bool is_exit, s64 code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	nr_errors++;
+	if (!nr_errors++)
+		memcpy(first_error, last_error, sizeof(first_error));
+}
+
+unsigned int fake_take_errors(void)
+{
+	unsigned int n = nr_errors;
+
+	nr_errors = 0;
+	first_error[0] = last_error[0] = '\0';
+	return n;
+}
+
+int fake_teardown(void **state)
+{
+	(void)state;
+	if (!nr_errors)
+		return 0;
+	fprintf(stderr, "host fake: %u unexpected error(s); first: %s; last: %s\n", nr_errors,
+		first_error, last_error);
+	fake_take_errors();
+	return -1;
 }
 
 unsigned int fake_nr_errors(void)

@@ -15,15 +15,20 @@
  *             SCX_PICK_IDLE_CORE takes only those.
  *   DSQs      really queue: FIFO, or by vtime if the first insert was a
  *             vtime insert; SCX_DSQ_LOCAL is the local DSQ of the task's CPU
- *             (scx_bpf_task_cpu()). move_to_local() moves the first task
- *             that may run on the current CPU, like the kernel.
+ *             (scx_bpf_task_cpu()); SCX_DSQ_LOCAL_ON checks the task's
+ *             allowed CPUs as Linux 6.12 does; SCX_DSQ_GLOBAL is one FIFO.
+ *             move_to_local() moves the first task that may run on the
+ *             current CPU, like the kernel.
  *   Kicks     are recorded (fake_kick_*()).
  *   Clock     fake_set_clock() sets scx_bpf_now() and bpf_ktime_get_ns().
  *   Maps      the libbpf map definition syntax compiles unchanged; ARRAY,
  *             PERCPU_ARRAY, HASH, LPM_TRIE and TASK_STORAGE are backed by
  *             zeroed host memory sized from the definition (FAKE_MAP_RESIZE()
  *             plays bpf_map__set_max_entries()).
- *   Errors    scxpol_error()/scxpol_exit() are recorded (fake_nr_errors()).
+ *   Errors    scxpol_error()/scxpol_exit() and what the kernel would call
+ *             the policy's error are recorded (fake_nr_errors()); a test
+ *             that provokes one takes it (fake_take_errors()), and
+ *             fake_teardown() fails a test that left any.
  *   Cpumasks  bpf_cpumask_create/release are reference counted;
  *             fake_cpumasks_live() catches leaks;
  *             fake_cpumask_fail_after() makes them run out (-ENOMEM paths).
@@ -345,6 +350,10 @@ void fake_timer_clear(const struct bpf_timer *t);
 
 unsigned int fake_nr_errors(void);
 const char *fake_last_error(void);
+/* Forget the errors recorded so far; returns how many there were. */
+unsigned int fake_take_errors(void);
+/* A cmocka teardown: prints the errors left and fails (-1) if there are any. */
+int fake_teardown(void **state);
 
 int fake_cpumasks_live(void);
 /* bpf_cpumask_create() returns NULL after @n more masks (-1: never; fake_reset() sets -1). */

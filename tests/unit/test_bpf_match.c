@@ -242,15 +242,17 @@ static void test_no_cgroup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_no_rule, setup),
-		cmocka_unit_test_setup(test_nearest_cgroup_rule_wins, setup),
-		cmocka_unit_test_setup(test_longest_comm_rule_wins, setup),
-		cmocka_unit_test_setup(test_cgroup_before_comm, setup),
-		cmocka_unit_test_setup(test_cache_until_rule_gen_changes, setup),
-		cmocka_unit_test_setup(test_cgroup_move_invalidates, setup),
-		cmocka_unit_test_setup(test_comm_change_invalidates, setup),
-		cmocka_unit_test_setup(test_no_ctx_no_cache, setup),
-		cmocka_unit_test_setup(test_no_cgroup, setup),
+		cmocka_unit_test_setup_teardown(test_no_rule, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_nearest_cgroup_rule_wins, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_longest_comm_rule_wins, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_before_comm, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_until_rule_gen_changes, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_move_invalidates, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_comm_change_invalidates, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_no_ctx_no_cache, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_no_cgroup, setup, fake_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,10 +70,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	(void)state;
 	scxpol_topo_free(topo);
 	fake_free(root);
-	return 0;
+	return fake_teardown(state);
 }
 
 /* What scxpol_pool_publish() does, with the fake maps for libbpf's. */

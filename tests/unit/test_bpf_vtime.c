@@ -304,18 +304,26 @@ static void test_enable_starts_at_clock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_charge_is_runtime_times_100_over_weight, setup),
-		cmocka_unit_test_setup(test_wakeup_floor_is_clock_minus_slice, setup),
-		cmocka_unit_test_setup(test_reenqueue_floor_is_clock, setup),
-		cmocka_unit_test_setup(test_head_goes_first, setup),
-		cmocka_unit_test_setup(test_lead_survives_sleep, setup),
-		cmocka_unit_test_setup(test_clock_only_moves_forward, setup),
-		cmocka_unit_test_setup(test_alg1_sleepy_worker_overtakes_poller, setup),
-		cmocka_unit_test_setup(test_alg1_charge_divided_by_sleeps, setup),
-		cmocka_unit_test_setup(test_alg1_reset_every_nth_enqueue, setup),
-		cmocka_unit_test_setup(test_busy_poll_flag, setup),
-		cmocka_unit_test_setup(test_busy_poll_off_by_default, setup),
-		cmocka_unit_test_setup(test_enable_starts_at_clock, setup),
+		cmocka_unit_test_setup_teardown(test_charge_is_runtime_times_100_over_weight, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_floor_is_clock_minus_slice, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_reenqueue_floor_is_clock, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_head_goes_first, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_lead_survives_sleep, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_clock_only_moves_forward, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_alg1_sleepy_worker_overtakes_poller, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_alg1_charge_divided_by_sleeps, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_alg1_reset_every_nth_enqueue, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_busy_poll_flag, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_busy_poll_off_by_default, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_enable_starts_at_clock, setup, fake_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
