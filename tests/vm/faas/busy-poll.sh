@@ -14,9 +14,11 @@
 # host that slows the whole VM down cancels out (the bodies' wall times do
 # not: under TCG an io body's is mostly late timer wakeups). With
 # --busy-poll the pollers are demoted (counted) and the io bodies stop
-# waiting behind them: that ratio drops by at least half. And the pollers,
-# whose events come at the same time either way, burn at most half the CPU
-# time (the paper's energy saving). Directions with a margin, not times.
+# waiting behind them: that ratio drops by at least half. A direction with
+# a margin, not a time. The CPU the pollers burn is reported, not asserted:
+# demotion only reorders, so they still fill d0 whenever no io body is
+# runnable, and how much the io bodies overlap their 1.5 s depends on how
+# late a busy host starts them.
 . "$SCXPOL_SRC/tests/vm/faas/common.inc"
 trace=/tmp/poll.csv
 echo "function,arrival_ms,duration_ms,kind" >$trace
@@ -71,7 +73,7 @@ ratio() {
 
 run fifo
 expect_eq "demotions without --busy-poll" "$DEMOTED" 0
-io_fifo=$IO_US poll_fifo=$POLL_US poll_cpu_fifo=$POLL_CPU
+io_fifo=$IO_US poll_fifo=$POLL_US
 note "without --busy-poll: mean run-queue delay io ${IO_US} us, poll ${POLL_US} us" \
 	"(io/poll $(ratio "$IO_US" "$POLL_US")); CPU io ${IO_CPU} ms, poll ${POLL_CPU} ms"
 run busy --busy-poll
@@ -83,6 +85,3 @@ note "with --busy-poll: mean run-queue delay io ${IO_US} us, poll ${POLL_US} us"
 [ $((IO_US * poll_fifo * 2)) -le $((io_fifo * POLL_US)) ] ||
 	fail "with --busy-poll the io bodies waited $(ratio "$IO_US" "$POLL_US") x as long as the" \
 		"pollers, not clearly less than $(ratio "$io_fifo" "$poll_fifo") x without"
-[ $((POLL_CPU * 2)) -le "$poll_cpu_fifo" ] ||
-	fail "with --busy-poll the pollers burnt ${POLL_CPU} ms of CPU, not clearly less than" \
-		"${poll_cpu_fifo} ms without"
