@@ -237,16 +237,22 @@ SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int 
 SCXPOL_HIDDEN int scxpol_stats_check_object(struct bpf_object *obj, const char *policy);
 
 /*
- * Stats server internals (lib/stats.c), exposed for tests. parse_request:
- * the "req" of one request line into @req, or a negative errno with the
- * reason in @err. respond: the response line (malloc'd, no newline) to a
- * request line; NULL when out of memory.
+ * Stats internals (lib/stats.c), exposed for tests and for the
+ * server (lib/stats_socket.c). parse_request: the "req" of one request
+ * line into @req, or a negative errno with the reason in @err. respond:
+ * the response line (malloc'd, no newline) to a request line; NULL when
+ * out of memory. error_response: the response line of a request that
+ * failed with errno @err, saying @msg; NULL when out of memory.
  */
 SCXPOL_HIDDEN int scxpol_stats_parse_request(const char *line, size_t len, char *req,
 					     size_t req_len, char *err, size_t err_len);
 SCXPOL_HIDDEN char *scxpol_stats_respond(struct scxpol_sched *s,
 					 const struct scxpol_stats_opts *o, const char *line,
 					 size_t len);
+SCXPOL_HIDDEN char *scxpol_stats_error_response(int err, const char *msg);
+/* Check the user counter names of @o; -EINVAL with a message into @err if bad. */
+SCXPOL_HIDDEN int scxpol_stats_check_user_names(const struct scxpol_stats_opts *o, char *err,
+						size_t len);
 
 /*
  * Pool publishing (lib/pool_publish.c): a plan laid out as the BPF side's
