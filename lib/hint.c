@@ -602,18 +602,45 @@ int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path
 	return r ? r : map_clear(c, M_CGRP, &key, what);
 }
 
-/* The thread group of task @tid per /proc (0: no such task). */
+int scxpol_proc_status_tgid(const char *text, pid_t *tgid)
+{
+	const char *p = text;
+	long long v = 0;
+
+	/* a field line starts the text or follows a newline; the name field is escaped */
+	while (strncmp(p, "Tgid:", 5)) {
+		p = strchr(p, '\n');
+		if (!p)
+			return -EINVAL;
+		p++;
+	}
+	p += 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (*p - '0');
+		if (v > INT_MAX)
+			return -EINVAL;
+	}
+	if ((*p && *p != '\n') || !v)
+		return -EINVAL;
+	*tgid = (pid_t)v;
+	return 0;
+}
+
+/* The thread group of task @tid per /proc (0: no such task, or /proc hides it). */
 static pid_t task_tgid(pid_t tid)
 {
-	char path[64], buf[4096], *p;
-	int r;
+	char path[64], buf[4096];
+	pid_t tgid;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	r = scxpol_read_file(NULL, path, buf, sizeof(buf));
-	if (r < 0)
+	if (scxpol_read_file(NULL, path, buf, sizeof(buf)) < 0 ||
+	    scxpol_proc_status_tgid(buf, &tgid))
 		return 0;
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+	return tgid;
 }
 
 static bool task_alive(pid_t tid)

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "scxpol/common.h"
 
@@ -214,6 +215,11 @@ struct scxpol_hint_meta;
 SCXPOL_HIDDEN int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy,
 				    const char *what, const struct scxpol_hint *h);
 SCXPOL_HIDDEN int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t len);
+/*
+ * The Tgid of a /proc/PID/status text @text (NUL-terminated) into *@tgid:
+ * 0, or -EINVAL when no line is "Tgid:" and a number in 1..INT_MAX.
+ */
+SCXPOL_HIDDEN int scxpol_proc_status_tgid(const char *text, pid_t *tgid);
 
 /*
  * After scxpol_pool_publish() committed a plan of @nr_pools pools: pool

@@ -1185,10 +1185,32 @@ static void test_mountinfo(void **state)
 						  m, sizeof(m)), -EINVAL);
 }
 
+static void test_proc_status(void **state)
+{
+	pid_t t = 0;
+
+	(void)state;
+	assert_int_equal(scxpol_proc_status_tgid("Name:\tbash\nUmask:\t0022\nState:\tS\n"
+						 "Tgid:\t4242\nNgid:\t0\nPid:\t4243\n", &t), 0);
+	assert_int_equal(t, 4242);
+	/* the last line, without its newline; the name is escaped, so no line mimics one */
+	assert_int_equal(scxpol_proc_status_tgid("Name:\tTgid: 7\nTgid:  9", &t), 0);
+	assert_int_equal(t, 9);
+	/* what strtol() took: a sign, trailing text, an overflow, no number, pid 0 */
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t-5\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t12x\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t2147483648\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t0\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Name:\tx\n", &t), -EINVAL);
+	assert_int_equal(t, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mountinfo),
+		cmocka_unit_test(test_proc_status),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),
