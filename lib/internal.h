@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "scxpol/common.h"
+#include "scxpol/stats.h"
 
 #define SCXPOL_HIDDEN __attribute__((visibility("hidden")))
 #define SCXPOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -256,6 +257,26 @@ SCXPOL_HIDDEN char *scxpol_stats_respond(struct scxpol_sched *s,
 					 const struct scxpol_stats_opts *o, const char *line,
 					 size_t len);
 SCXPOL_HIDDEN char *scxpol_stats_error_response(int err, const char *msg);
+/*
+ * The stats server's framing of one client's byte stream into request
+ * lines (lib/stats_socket.c). frame_room: where the next recv() goes and
+ * how much fits (*@room; 0 only when a line is over SCXPOL_STATS_MAX_LINE,
+ * which frame_next then reports); add what it got to len, set eof at the
+ * client's end. frame_next: 1 with the next request in *@line, *@n (no
+ * newline; valid until the next call; at eof the last line needs none);
+ * 0 when the buffer holds no complete one; -E2BIG (the buffer emptied)
+ * for a line longer than SCXPOL_STATS_MAX_LINE bytes. Lines of only
+ * spaces, tabs and CRs are skipped.
+ */
+struct scxpol_stats_frame {
+	char in[SCXPOL_STATS_MAX_LINE + 1];
+	size_t len;  /* bytes received and not yet dropped */
+	size_t used; /* bytes of the line handed out last: dropped at the next call */
+	bool eof;
+};
+SCXPOL_HIDDEN char *scxpol_stats_frame_room(struct scxpol_stats_frame *f, size_t *room);
+SCXPOL_HIDDEN int scxpol_stats_frame_next(struct scxpol_stats_frame *f, const char **line,
+					  size_t *n);
 /* Check the user counter names of @o; -EINVAL with a message into @err if bad. */
 SCXPOL_HIDDEN int scxpol_stats_check_user_names(const struct scxpol_stats_opts *o, char *err,
 						size_t len);

@@ -33,12 +33,11 @@
 
 struct client {
 	int fd;
-	char in[SCXPOL_STATS_MAX_LINE + 1];
-	size_t in_len;
+	struct scxpol_stats_frame in;
 	char *out;
 	size_t out_len, out_off;
 	uint64_t deadline; /* ms */
-	bool eof, closing, shut;
+	bool closing, shut;
 };
 
 struct scxpol_stats_server {
@@ -109,6 +108,44 @@ static bool client_flush(struct client *c)
 	return true;
 }
 
+char *scxpol_stats_frame_room(struct scxpol_stats_frame *f, size_t *room)
+{
+	/* the line handed out last goes first */
+	memmove(f->in, f->in + f->used, f->len - f->used);
+	f->len -= f->used;
+	f->used = 0;
+	*room = sizeof(f->in) - f->len;
+	return f->in + f->len;
+}
+
+int scxpol_stats_frame_next(struct scxpol_stats_frame *f, const char **line, size_t *n)
+{
+	size_t room, len, i;
+	char *nl;
+
+	for (;;) {
+		scxpol_stats_frame_room(f, &room);
+		nl = memchr(f->in, '\n', f->len);
+		if (!nl && !room) {
+			f->len = 0;
+			return -E2BIG;
+		}
+		/* at the client's EOF, what it sent last is a request without its newline */
+		if (!nl && (!f->eof || !f->len))
+			return 0;
+		len = nl ? (size_t)(nl - f->in) : f->len;
+		f->used = len + (nl ? 1 : 0);
+		/* not strchr(): it would take a NUL byte for white space */
+		for (i = 0; i < len && (f->in[i] == ' ' || f->in[i] == '\t' || f->in[i] == '\r'); i++)
+			;
+		if (i < len) {
+			*line = f->in;
+			*n = len;
+			return 1;
+		}
+	}
+}
+
 /*
  * Answer the complete lines in @c's buffer, one at a time: the next only
  * once the previous response is sent, so a client that does not read
@@ -117,36 +154,27 @@ static bool client_flush(struct client *c)
 static bool client_process(struct scxpol_stats_server *srv, struct client *c)
 {
 	for (;;) {
-		char *nl;
-		size_t len, i;
+		const char *line;
+		size_t len;
+		int r;
 
 		if (!client_flush(c))
 			return false;
 		if (c->out || c->closing)
 			return true;
-		nl = memchr(c->in, '\n', c->in_len);
-		if (!nl && c->in_len > SCXPOL_STATS_MAX_LINE) {
+		r = scxpol_stats_frame_next(&c->in, &line, &len);
+		if (r == -E2BIG) {
 			char msg[64];
 
 			snprintf(msg, sizeof(msg), "request longer than %d bytes",
 				 SCXPOL_STATS_MAX_LINE);
 			client_queue(c, scxpol_stats_error_response(E2BIG, msg));
 			c->closing = true;
-			c->in_len = 0;
 			continue;
 		}
-		/* at the client's EOF, what it sent last is a request without its newline */
-		if (!nl && (!c->eof || !c->in_len))
+		if (!r)
 			return true;
-		len = nl ? (size_t)(nl - c->in) : c->in_len;
-		/* not strchr(): it would take a NUL byte for white space */
-		for (i = 0; i < len && (c->in[i] == ' ' || c->in[i] == '\t' || c->in[i] == '\r'); i++)
-			;
-		if (i < len)
-			client_queue(c, scxpol_stats_respond(srv->s, &srv->stats, c->in, len));
-		len += nl ? 1 : 0;
-		memmove(c->in, c->in + len, c->in_len - len);
-		c->in_len -= len;
+		client_queue(c, scxpol_stats_respond(srv->s, &srv->stats, line, len));
 		c->deadline = mono_ms() + srv->timeout_ms;
 	}
 }
@@ -248,14 +276,15 @@ static void *server_main(void *arg)
 					c->deadline = now + srv->timeout_ms;
 			}
 			if (!gone && (re & (POLLIN | POLLHUP | POLLERR)) && !c->out) {
-				/* once closing, what the client still sends is dropped */
-				size_t off = c->closing ? 0 : c->in_len;
-				ssize_t r = recv(c->fd, c->in + off, sizeof(c->in) - off, MSG_DONTWAIT);
+				size_t room;
+				char *p = scxpol_stats_frame_room(&c->in, &room);
+				ssize_t r = recv(c->fd, p, room, MSG_DONTWAIT);
 
+				/* once closing, what the client still sends is dropped */
 				if (r > 0 && !c->closing)
-					c->in_len += (size_t)r;
+					c->in.len += (size_t)r;
 				else if (r == 0)
-					c->eof = true;
+					c->in.eof = true;
 				else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 					 errno != EINTR)
 					gone = true;
@@ -271,7 +300,7 @@ static void *server_main(void *arg)
 				shutdown(c->fd, SHUT_WR);
 				c->shut = true;
 			}
-			if (gone || (!c->out && c->eof) || now >= c->deadline)
+			if (gone || (!c->out && c->in.eof) || now >= c->deadline)
 				client_close(srv, i);
 		}
 		if (pfd[1].revents & POLLIN)
