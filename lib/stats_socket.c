@@ -37,6 +37,8 @@ struct client {
 	char *out;
 	size_t out_len, out_off;
 	uint64_t deadline; /* ms */
+	uint64_t last;     /* ms: accepted, or its last request answered */
+	uid_t uid;         /* of the peer (SO_PEERCRED) */
 	bool closing, shut;
 };
 
@@ -175,15 +177,48 @@ static bool client_process(struct scxpol_stats_server *srv, struct client *c)
 		if (!r)
 			return true;
 		client_queue(c, scxpol_stats_respond(srv->s, &srv->stats, line, len));
-		c->deadline = mono_ms() + srv->timeout_ms;
+		c->last = mono_ms();
+		c->deadline = c->last + srv->timeout_ms;
 	}
+}
+
+/*
+ * The client whose slot a new one takes when all are taken, or -1: one
+ * between requests (nothing queued, nothing half received), of the user
+ * who holds the most slots, the one idle the longest. A client that asks
+ * every few seconds would otherwise keep its slot for ever, and a user
+ * with max_clients of them lock everyone out; this way a user's clients
+ * lose slots before anyone else's do.
+ */
+static int evictable(const struct scxpol_stats_server *srv)
+{
+	unsigned int i, j, held, best_held = 0;
+	int best = -1;
+
+	for (i = 0; i < srv->nr_clients; i++) {
+		const struct client *c = &srv->clients[i];
+
+		if (c->out || c->in.len || c->closing)
+			continue;
+		for (j = held = 0; j < srv->nr_clients; j++)
+			held += srv->clients[j].uid == c->uid;
+		if (best < 0 || held > best_held ||
+		    (held == best_held && c->last < srv->clients[best].last)) {
+			best = (int)i;
+			best_held = held;
+		}
+	}
+	return best;
 }
 
 static void accept_clients(struct scxpol_stats_server *srv)
 {
 	for (;;) {
 		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ucred cred;
+		socklen_t cred_len = sizeof(cred);
 		struct client *c;
+		int victim;
 
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 			       errno == ENOMEM)) {
@@ -202,6 +237,13 @@ static void accept_clients(struct scxpol_stats_server *srv)
 		if (fd < 0)
 			return;
 		srv->accept_after = 0;
+		if (srv->nr_clients == srv->max_clients && (victim = evictable(srv)) >= 0) {
+			scxpol_log(SCXPOL_LOG_DEBUG, "stats server %s: all %u slots taken: closing "
+				   "a client of uid %u idle for %llu ms", srv->path, srv->max_clients,
+				   (unsigned int)srv->clients[victim].uid,
+				   (unsigned long long)(mono_ms() - srv->clients[victim].last));
+			client_close(srv, (unsigned int)victim);
+		}
 		if (srv->nr_clients == srv->max_clients) {
 			char msg[96], *resp;
 
@@ -223,7 +265,11 @@ static void accept_clients(struct scxpol_stats_server *srv)
 		c = &srv->clients[srv->nr_clients++];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
-		c->deadline = mono_ms() + srv->timeout_ms;
+		/* a peer it cannot tell is nobody's: it shares one user's share */
+		c->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) ? (uid_t)-1
+										  : cred.uid;
+		c->last = mono_ms();
+		c->deadline = c->last + srv->timeout_ms;
 	}
 }
 

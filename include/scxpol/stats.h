@@ -148,7 +148,13 @@ struct scxpol_stats_server_opts {
 	int gid;
 	/* Counter names and pools of the snapshots; copied, the names are not. */
 	const struct scxpol_stats_opts *stats;
-	/* Clients served at once (default 16); more are answered EBUSY and closed. */
+	/*
+	 * Clients served at once (default 16). When all are taken, a new
+	 * client takes the slot of one between requests: of the user (peer
+	 * uid) holding the most slots, the one idle the longest, which is
+	 * closed. If none is between requests, the new client is answered
+	 * EBUSY and closed.
+	 */
 	unsigned int max_clients;
 	/* Drop a client idle or not reading for this long (default 5000 ms; at most INT_MAX). */
 	unsigned int timeout_ms;

@@ -750,10 +750,11 @@ static void test_server(void **state)
 	close(fd);
 
 	/*
-	 * max_clients 2: a third is answered EBUSY and closed; then served again.
-	 * On a server that does not drop idle clients soon: with the 300 ms
-	 * above, a loaded machine could delay the third past the first two's
-	 * timeout, and it would then be served instead.
+	 * max_clients 2, both in the middle of a request: a third is answered
+	 * EBUSY and closed; then served again. On a server that does not drop
+	 * idle clients soon: with the 300 ms above, a loaded machine could
+	 * delay the third past the first two's timeout, and it would then be
+	 * served instead.
 	 */
 	scxpol_stats_server_stop(srv);
 	vo.timeout_ms = 60000;
@@ -761,7 +762,9 @@ static void test_server(void **state)
 	assert_non_null(srv);
 	fd = raw_connect(path);
 	fd2 = raw_connect(path);
-	usleep(50000); /* let the server accept both */
+	assert_int_equal(send(fd, "{\"req\":", 7, 0), 7);
+	assert_int_equal(send(fd2, "{\"req\":", 7, 0), 7);
+	usleep(50000); /* let the server accept both and read their halves */
 	fd3 = raw_connect(path);
 	read_all(fd3, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"errno\":16,\"resp\":null,\"error\":\"too many clients (2); try "
@@ -787,6 +790,87 @@ static void test_server(void **state)
 	snprintf(buf, sizeof(buf), "cannot connect to %s: No such file or directory (is the policy "
 		 "running with its stats server?)", path);
 	assert_string_equal(scxpol_last_error(), buf);
+	scxpol_sched_close(s);
+}
+
+/* A request and its response on the open connection @fd. */
+static void ask(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	assert_int_equal(send(fd, "{\"req\":\"list\"}\n", 15, 0), 15);
+	n = recv(fd, buf, len - 1, 0);
+	assert_true(n > 0 && buf[n - 1] == '\n');
+	buf[n] = '\0';
+	assert_true(!strncmp(buf, "{\"errno\":0,", 11));
+}
+
+/* raw_connect() as user @uid (the server learns it with SO_PEERCRED). */
+static int connect_as(const char *path, uid_t uid)
+{
+	int fd;
+
+	assert_int_equal(seteuid(uid), 0);
+	fd = raw_connect(path);
+	assert_int_equal(seteuid(0), 0);
+	return fd;
+}
+
+/*
+ * Clients that ask every few seconds hold their slots for good unless the
+ * server takes one back: with all 4 taken by clients between requests, a
+ * new one gets the slot of the user holding the most (uid 65534's 3), the
+ * one idle longest; the next, with 2 each, the oldest of all. Needs root
+ * (seteuid).
+ */
+static void test_server_evicts_idle(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char path[256], buf[8192];
+	int nobody[3], mine, fresh, fresh2, i;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	assert_int_equal(chmod(dir, 0711), 0);
+	snprintf(path, sizeof(path), "%s/slots.sock", dir);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path, .mode = 0666, .max_clients = 4,
+		    .timeout_ms = 60000);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	for (i = 0; i < 3; i++) {
+		nobody[i] = connect_as(path, 65534);
+		ask(nobody[i], buf, sizeof(buf));
+		usleep(2000); /* idle times apart, in ms */
+	}
+	mine = raw_connect(path);
+	ask(mine, buf, sizeof(buf));
+	usleep(2000);
+
+	/* full: the new client is served, nobody's oldest is closed */
+	fresh = raw_connect(path);
+	ask(fresh, buf, sizeof(buf));
+	read_all(nobody[0], buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	ask(mine, buf, sizeof(buf));
+	ask(nobody[1], buf, sizeof(buf));
+	usleep(2000);
+
+	/* 2 each now: the one idle longest goes, whoever's it is (nobody[2]) */
+	fresh2 = raw_connect(path);
+	ask(fresh2, buf, sizeof(buf));
+	read_all(nobody[2], buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	ask(nobody[1], buf, sizeof(buf));
+	ask(mine, buf, sizeof(buf));
+	ask(fresh, buf, sizeof(buf));
+	for (i = 0; i < 3; i++)
+		close(nobody[i]);
+	close(mine);
+	close(fresh);
+	close(fresh2);
+	scxpol_stats_server_stop(srv);
 	scxpol_sched_close(s);
 }
 
@@ -1201,6 +1285,7 @@ int main(void)
 		cmocka_unit_test(test_respond),
 		cmocka_unit_test(test_read_checks),
 		cmocka_unit_test(test_server),
+		cmocka_unit_test(test_server_evicts_idle),
 		cmocka_unit_test(test_server_stale_socket_and_mode),
 		cmocka_unit_test(test_server_spares_other_files),
 		cmocka_unit_test(test_server_one_per_path),
