@@ -97,6 +97,19 @@ SCXPOL_HIDDEN int scxpol_read_file_all(const char *root, const char *path, char 
 				       size_t *cap, size_t max);
 
 /*
+ * Private directories (lib/privdir.c). check: @dir and every directory
+ * above it (links above it resolved, @dir itself no link) are owned by
+ * root or this user and writable by no one else, those above it unless
+ * sticky; else a negative errno (-EPERM, -ENOTDIR, ...) with a message
+ * "<@kind> <@dir>: <directory> belongs to uid N ...: its owner could
+ * replace <@what>". check_fd: the same for the directory open as @fd
+ * (named @dir), not those above it: for the one a caller then works in.
+ */
+SCXPOL_HIDDEN int scxpol_privdir_check(const char *kind, const char *what, const char *dir);
+SCXPOL_HIDDEN int scxpol_privdir_check_fd(const char *kind, const char *what, const char *dir,
+					  int fd);
+
+/*
  * Mode of a pin directory whose map files have mode @mode: rwx for the
  * owner, search only for group and other where @mode gives them access.
  */
