@@ -25,8 +25,6 @@
 #include "scxpol/stats.h"
 
 #define SOCK_BASE "/run/scxpol"
-/* longest server socket path: sun_path less its NUL and ".PID.SEQ" (1 + 7 + 1 + 10) */
-#define SOCK_PATH_MAX (sizeof(((struct sockaddr_un *)0)->sun_path) - 24)
 #define CLIENT_TIMEOUT_S 5
 
 /* ---- Server ------------------------------------------------------------------ */
@@ -46,6 +44,8 @@ struct scxpol_stats_server {
 	struct scxpol_sched *s;
 	struct scxpol_stats_opts stats;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char leaf[NAME_MAX + 1]; /* its name in its directory */
+	int dir_fd;              /* its directory (private: lib/privdir.c) */
 	dev_t dev;
 	ino_t ino;
 	int listen_fd;
@@ -441,45 +441,150 @@ static int sock_connect(const char *path, bool quiet)
 	}
 }
 
-/* Bind @srv's socket: under a temporary name, then renamed, so it never has a wrong mode. */
-static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int gid)
+/*
+ * Open the socket's directory into srv->dir_fd, after checking that it is
+ * private (lib/privdir.c): another user who could write there could make
+ * the lock file first, or put a link where the socket goes.
+ */
+static int open_dir(struct scxpol_stats_server *srv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	static unsigned int seq;
-	char tmp[sizeof(sa.sun_path) + 32], dir[sizeof(srv->path)], *slash;
-	struct stat st;
-	int fd, n;
+	static const char kind[] = "stats socket directory", what[] = "the socket";
+	char dir[sizeof(srv->path)], *slash;
+	int r;
 
 	snprintf(dir, sizeof(dir), "%s", srv->path);
 	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
+	if (!slash) {
+		snprintf(dir, sizeof(dir), ".");
+	} else if (slash == dir) {
+		dir[1] = '\0';
+	} else {
 		*slash = '\0';
 		/* traversable, not listable: the socket's own mode decides who connects */
 		if (mkdir(dir, 0711) && errno != EEXIST)
 			return scxpol_err(errno, "stats socket %s: cannot create its directory %s: %s",
 					  srv->path, dir, strerror(errno));
 	}
-	/* (before a lock file is made next to it) */
-	if (!stat(srv->path, &st) && !S_ISSOCK(st.st_mode))
-		return scxpol_err(EEXIST, "stats socket %s: the path exists and is not a socket; "
-				  "remove it or give another path", srv->path);
-	/*
-	 * Two servers starting at once would both find no server below and the
-	 * second rename would take the first's path: the lock lets one through.
-	 * The kernel drops it with a killed loader. The file stays: one removed
-	 * while a starter has it open would let two hold a lock each.
-	 */
-	snprintf(tmp, sizeof(tmp), "%s.lock", srv->path);
-	srv->lock_fd = open(tmp, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	snprintf(srv->leaf, sizeof(srv->leaf), "%s", slash ? slash + 1 : srv->path);
+	r = scxpol_privdir_check(kind, what, dir);
+	if (r)
+		return r;
+	srv->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (srv->dir_fd < 0)
+		return scxpol_err(errno, "%s %s: %s", kind, dir, strerror(errno));
+	/* the one checked above, unless replaced since: what we work in is */
+	return scxpol_privdir_check_fd(kind, what, dir, srv->dir_fd);
+}
+
+/*
+ * Take <path>.lock. Two servers starting at once would both find no server
+ * and the second rename would take the first's path: the lock lets one
+ * through. The kernel drops it with a killed loader. The file stays: one
+ * removed while a starter has it open would let two hold a lock each. It
+ * must be ours and readable by no one else: whoever can open it can hold
+ * the lock and keep every server from starting.
+ */
+static int take_lock(struct scxpol_stats_server *srv)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+
+	if (snprintf(name, sizeof(name), "%s.lock", srv->leaf) >= (int)sizeof(name))
+		return scxpol_err(ENAMETOOLONG, "stats socket %s: its name is too long for a lock "
+				  "file beside it", srv->path);
+	srv->lock_fd = openat(srv->dir_fd, name, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (srv->lock_fd < 0)
-		return scxpol_err(errno, "stats socket %s: cannot open its lock file %s: %s",
-				  srv->path, tmp, strerror(errno));
+		return scxpol_err(errno, "stats socket %s: cannot open its lock file %s.lock: %s",
+				  srv->path, srv->path, strerror(errno));
+	if (fstat(srv->lock_fd, &st))
+		return scxpol_err(errno, "stats socket %s: %s.lock: %s", srv->path, srv->path,
+				  strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != geteuid())
+		return scxpol_err(EPERM, "stats socket %s: its lock file %s.lock is %s%s%u, not a "
+				  "file of this user's (uid %u): another user may hold the lock; "
+				  "remove it", srv->path, srv->path,
+				  S_ISREG(st.st_mode) ? "" : "not a regular file, ",
+				  st.st_nlink != 1 ? "a file with other links, uid " : "owned by uid ",
+				  (unsigned int)st.st_uid, (unsigned int)geteuid());
+	/* an older file of ours, made with another umask */
+	if ((st.st_mode & 077) && fchmod(srv->lock_fd, 0600))
+		return scxpol_err(errno, "stats socket %s: chmod 0600 %s.lock: %s", srv->path,
+				  srv->path, strerror(errno));
 	if (flock(srv->lock_fd, LOCK_EX | LOCK_NB))
 		return errno == EWOULDBLOCK
 			       ? scxpol_err(EADDRINUSE, "a stats server already answers on %s (is "
 					    "the policy running twice?)", srv->path)
-			       : scxpol_err(errno, "stats socket %s: cannot lock %s: %s",
-					    srv->path, tmp, strerror(errno));
+			       : scxpol_err(errno, "stats socket %s: cannot lock %s.lock: %s",
+					    srv->path, srv->path, strerror(errno));
+	return 0;
+}
+
+/*
+ * Bind @srv's socket in a new directory of its own (mode 0700, in the
+ * socket's directory), where no one else can reach it: its mode and group
+ * are set there, then it is renamed into place, so it never has a wrong
+ * mode or owner. bind() names the directory by its descriptor
+ * (/proc/self/fd/N), so no path is looked up twice.
+ */
+static int bind_private(struct scxpol_stats_server *srv, unsigned int mode, int gid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static unsigned int seq;
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	int fd, tfd, e = 0;
+
+	if (snprintf(tmp, sizeof(tmp), ".%s.%d.%u", srv->leaf, (int)getpid(),
+		     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)) >= (int)sizeof(tmp))
+		return scxpol_err(ENAMETOOLONG, "stats socket %s: its name is too long for a "
+				  "temporary directory beside it", srv->path);
+	if (mkdirat(srv->dir_fd, tmp, 0700))
+		return scxpol_err(errno, "stats socket %s: cannot make a directory beside it: %s",
+				  srv->path, strerror(errno));
+	tfd = openat(srv->dir_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/s", tfd);
+	if (tfd < 0 || fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64))
+		e = errno;
+	else if (fchmodat(tfd, "s", mode, 0) ||
+		 (gid > 0 && fchownat(tfd, "s", (uid_t)-1, (gid_t)gid, AT_SYMLINK_NOFOLLOW)) ||
+		 renameat(tfd, "s", srv->dir_fd, srv->leaf) ||
+		 fstatat(srv->dir_fd, srv->leaf, &st, AT_SYMLINK_NOFOLLOW))
+		e = errno;
+	if (tfd >= 0) {
+		unlinkat(tfd, "s", 0);
+		close(tfd);
+	}
+	unlinkat(srv->dir_fd, tmp, AT_REMOVEDIR);
+	if (e) {
+		if (fd >= 0)
+			close(fd);
+		return scxpol_err(e, "cannot set up stats socket %s (mode %04o, group %d): %s%s",
+				  srv->path, mode, gid, strerror(e),
+				  e == ENOENT ? " (is /proc mounted?)" : "");
+	}
+	srv->dev = st.st_dev;
+	srv->ino = st.st_ino;
+	srv->listen_fd = fd;
+	return 0;
+}
+
+/* Bind @srv's socket at its path, unless another server answers there. */
+static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int gid)
+{
+	struct stat st;
+	int fd, r;
+
+	r = open_dir(srv);
+	if (r)
+		return r;
+	/* (before a lock file is made next to it) */
+	if (!fstatat(srv->dir_fd, srv->leaf, &st, AT_SYMLINK_NOFOLLOW) && !S_ISSOCK(st.st_mode))
+		return scxpol_err(EEXIST, "stats socket %s: the path exists and is not a socket; "
+				  "remove it or give another path", srv->path);
+	r = take_lock(srv);
+	if (r)
+		return r;
 	/* (a server of a library without the lock) */
 	fd = sock_connect(srv->path, true);
 	if (fd >= 0) {
@@ -488,41 +593,16 @@ static int server_bind(struct scxpol_stats_server *srv, unsigned int mode, int g
 				  "running twice?)", srv->path);
 	}
 	/*
-	 * The rename below replaces what is there: only a socket nobody listens
-	 * on (a killed loader's) is ours to take over. A file (refused above),
-	 * or a socket that refuses otherwise (a datagram socket, a live
-	 * server's full backlog), is someone else's.
+	 * The rename replaces what is there: only a socket nobody listens on
+	 * (a killed loader's) is ours to take over. A file (refused above), or
+	 * a socket that refuses otherwise (a datagram socket, a live server's
+	 * full backlog), is someone else's.
 	 */
 	if (fd != -ENOENT && fd != -ECONNREFUSED)
 		return scxpol_err(-fd, "stats socket %s: the path is a socket that cannot be "
 				  "checked for a running stats server (%s); remove it or give "
 				  "another path", srv->path, strerror(-fd));
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return scxpol_err(errno, "socket: %s", strerror(errno));
-	/* SOCK_PATH_MAX leaves room for the suffix: a pid has 7 digits at most */
-	n = snprintf(tmp, sizeof(tmp), "%s.%d.%u", srv->path, (int)getpid(),
-		     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	memcpy(sa.sun_path, tmp, (size_t)n);
-	unlink(tmp);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
-		n = errno;
-		close(fd);
-		unlink(tmp);
-		return scxpol_err(n, "cannot listen on %s: %s", tmp, strerror(n));
-	}
-	if (chmod(tmp, mode) || (gid > 0 && chown(tmp, (uid_t)-1, (gid_t)gid)) ||
-	    rename(tmp, srv->path) || stat(srv->path, &st)) {
-		n = errno;
-		close(fd);
-		unlink(tmp);
-		return scxpol_err(n, "cannot set up stats socket %s (mode %04o, group %d): %s",
-				  srv->path, mode, gid, strerror(n));
-	}
-	srv->dev = st.st_dev;
-	srv->ino = st.st_ino;
-	srv->listen_fd = fd;
-	return 0;
+	return bind_private(srv, mode, gid);
 }
 
 static void server_free(struct scxpol_stats_server *srv)
@@ -532,12 +612,15 @@ static void server_free(struct scxpol_stats_server *srv)
 	if (srv->listen_fd >= 0) {
 		close(srv->listen_fd);
 		/* only our socket: a newer server may have replaced it */
-		if (!stat(srv->path, &st) && st.st_dev == srv->dev && st.st_ino == srv->ino)
-			unlink(srv->path);
+		if (!fstatat(srv->dir_fd, srv->leaf, &st, AT_SYMLINK_NOFOLLOW) &&
+		    st.st_dev == srv->dev && st.st_ino == srv->ino)
+			unlinkat(srv->dir_fd, srv->leaf, 0);
 	}
 	/* after the unlink: a server that starts next finds no socket of ours */
 	if (srv->lock_fd >= 0)
 		close(srv->lock_fd);
+	if (srv->dir_fd >= 0)
+		close(srv->dir_fd);
 	if (srv->wake[0] >= 0)
 		close(srv->wake[0]);
 	if (srv->wake[1] >= 0)
@@ -572,7 +655,7 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 	if (!srv)
 		return scxpol_err_ptr(ENOMEM, "out of memory");
 	srv->s = s;
-	srv->listen_fd = srv->lock_fd = srv->wake[0] = srv->wake[1] = -1;
+	srv->listen_fd = srv->lock_fd = srv->dir_fd = srv->wake[0] = srv->wake[1] = -1;
 	srv->stats.sz = sizeof(srv->stats);
 	if (so)
 		memcpy(&srv->stats, so, so->sz < sizeof(srv->stats) ? so->sz : sizeof(srv->stats));
@@ -595,11 +678,9 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 		if (r < 0)
 			goto fail;
 	}
-	/* one limit, whatever the pid in the temporary name (server_bind()) */
-	if (strlen(path ?: srv->path) > SOCK_PATH_MAX) {
-		r = scxpol_err(ENAMETOOLONG, "stats socket path '%s' is longer than %zu bytes (a "
-			       "Unix socket's %zu, less room for a temporary name)",
-			       path ?: srv->path, SOCK_PATH_MAX, sizeof(srv->path) - 1);
+	if (strlen(path ?: srv->path) >= sizeof(srv->path)) {
+		r = scxpol_err(ENAMETOOLONG, "stats socket path '%s' is longer than a Unix "
+			       "socket's %zu bytes", path ?: srv->path, sizeof(srv->path) - 1);
 		goto fail;
 	}
 	r = server_bind(srv, OPTS_GET(opts, mode, 0) ?: 0600, OPTS_GET(opts, gid, -1));
