@@ -29,26 +29,31 @@
 #define MAX_SLOTS (1U << 20)
 #define MAX_ENTRIES (1U << 24)
 
-enum { M_CGRP, M_TGID, M_TID, M_SLOTS, M_SLOT_IDX, M_META, M_NR };
+enum { M_CGRP, M_TGID, M_TID, M_SLOTS, M_SLOT_IDX, M_GEN, M_META, M_NR };
+
+/* the map flags a hint map must have of these (the others are the build's) */
+#define CHECKED_FLAGS (BPF_F_MMAPABLE | BPF_F_RDONLY_PROG)
 
 static const struct hint_map_def {
 	const char *name;
 	__u32 type, key_size, value_size;
-	bool mmapable;
+	__u32 flags; /* of CHECKED_FLAGS */
 	const char *limit; /* scxpol_hint_limits field sizing it */
 } defs[M_NR] = {
 	[M_CGRP] = { "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, sizeof(__u64),
-		     sizeof(struct scxpol_hint), false, "max_cgroups" },
+		     sizeof(struct scxpol_hint), 0, "max_cgroups" },
 	[M_TGID] = { "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, sizeof(__u32),
-		     sizeof(struct scxpol_hint), false, "max_tgids" },
+		     sizeof(struct scxpol_hint), 0, "max_tgids" },
 	[M_TID] = { "scxpol_hint_tid", BPF_MAP_TYPE_HASH, sizeof(__u32),
-		    sizeof(struct scxpol_hint), false, "max_tids" },
+		    sizeof(struct scxpol_hint), 0, "max_tids" },
 	[M_SLOTS] = { "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
-		      sizeof(struct scxpol_hint_slot), true, "nr_slots" },
+		      sizeof(struct scxpol_hint_slot), BPF_F_MMAPABLE, "nr_slots" },
 	[M_SLOT_IDX] = { "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, sizeof(__u32),
-			 sizeof(__u32), false, "nr_slots" },
+			 sizeof(__u32), 0, "nr_slots" },
+	[M_GEN] = { "scxpol_hint_gen", BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(__u64),
+		    BPF_F_MMAPABLE, NULL },
 	[M_META] = { "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
-		     sizeof(struct scxpol_hint_meta), true, NULL },
+		     sizeof(struct scxpol_hint_meta), BPF_F_RDONLY_PROG, NULL },
 };
 
 struct scxpol_hint_client {
@@ -56,7 +61,7 @@ struct scxpol_hint_client {
 	char root[PATH_MAX];
 	int fd[M_NR];
 	__u32 max_entries[M_NR];
-	struct scxpol_hint_meta *meta; /* mmap-ed */
+	__u64 *gen;                    /* mmap-ed scxpol_hint_gen */
 	pthread_mutex_t lock;          /* mapping the slots */
 	struct scxpol_hint_slot *slots; /* mmap-ed on first registration */
 	size_t slots_len;
@@ -140,14 +145,14 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 	if (bpf_map_get_info_by_fd(fd, &info, &len))
 		return scxpol_err(errno, "cannot query map %s: %s", path, strerror(errno));
 	if (info.type != d->type || info.key_size != d->key_size ||
-	    info.value_size != d->value_size ||
-	    d->mmapable != !!(info.map_flags & BPF_F_MMAPABLE))
+	    info.value_size != d->value_size || (info.map_flags & CHECKED_FLAGS) != d->flags)
 		return scxpol_err(mismatch_err, "%s: map type %u, key %u bytes, value %u bytes, flags "
-				  "0x%x; this libscxpol expects type %u, key %u, value %u%s "
+				  "0x%x; this libscxpol expects type %u, key %u, value %u%s%s "
 				  "(<scxpol/abi/hint.h> of %s and of this program differ)%s%.*s%s",
 				  path, info.type, info.key_size, info.value_size, info.map_flags,
 				  d->type, d->key_size, d->value_size,
-				  d->mmapable ? ", BPF_F_MMAPABLE" : "",
+				  d->flags & BPF_F_MMAPABLE ? ", BPF_F_MMAPABLE" : "",
+				  d->flags & BPF_F_RDONLY_PROG ? ", BPF_F_RDONLY_PROG" : "",
 				  obj_map ? "the pin's build" : "the policy",
 				  obj_map ? ": remove the pins (rm -r " : "", obj_map ? dir_len : 0, path,
 				  obj_map ? ") to start afresh" : "");
@@ -172,10 +177,10 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 	return 0;
 }
 
-static void bump_gen(struct scxpol_hint_meta *meta)
+static void bump_gen(__u64 *gen)
 {
 	/* after the write it announces: BPF reads gen before the maps */
-	__atomic_fetch_add(&meta->gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(gen, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- Policy side ------------------------------------------------------- */
@@ -197,29 +202,54 @@ static __u32 limit_of(const struct scxpol_hint_limits *lim, int m)
 	}
 }
 
-/* Write @lim into the loaded object's meta map and bump its generation. */
+/*
+ * Write @m into the loaded object's scxpol_hint_meta (@old: its content
+ * before; NULL: write anyway) and bump the generation: cached hints were
+ * checked against the old limits. The loader's own descriptors: the pins
+ * give the group that writes hints no write access to the limits.
+ */
+static int write_meta(struct scxpol_sched *s, const struct scxpol_hint_meta *m,
+		      const struct scxpol_hint_meta *old)
+{
+	struct bpf_object *obj = scxpol_sched_object(s);
+	struct bpf_map *meta = bpf_object__find_map_by_name(obj, defs[M_META].name);
+	struct bpf_map *gen = bpf_object__find_map_by_name(obj, defs[M_GEN].name);
+	size_t len = map_mmap_len(sizeof(__u64), 1);
+	__u32 zero = 0;
+	__u64 *g;
+
+	if (old && !memcmp(old, m, sizeof(*m)))
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(meta), &zero, m, BPF_ANY))
+		return scxpol_err(errno, "%s: cannot write %s: %s", scxpol_sched_name(s),
+				  defs[M_META].name, strerror(errno));
+	g = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(gen), 0);
+	if (g == MAP_FAILED)
+		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
+				  defs[M_GEN].name, strerror(errno));
+	bump_gen(g);
+	munmap(g, len);
+	return 0;
+}
+
+/* Write @lim into the loaded object's meta map and bump the generation. */
 static int publish_limits(struct scxpol_sched *s, const void *data)
 {
 	const struct scxpol_hint_limits *lim = data;
-	struct bpf_object *obj = scxpol_sched_object(s);
-	struct bpf_map *meta_map = bpf_object__find_map_by_name(obj, defs[M_META].name);
-	struct bpf_map *slots = bpf_object__find_map_by_name(obj, defs[M_SLOTS].name);
-	struct scxpol_hint_meta *meta;
-	size_t len = map_mmap_len(sizeof(*meta), 1);
+	struct bpf_map *slots = bpf_object__find_map_by_name(scxpol_sched_object(s),
+							     defs[M_SLOTS].name);
+	struct scxpol_hint_meta m = {
+		.nr_pools = OPTS_GET(lim, nr_pools, 0),
+		.nr_classes = OPTS_GET(lim, nr_classes, 0),
+		.max_importance = OPTS_GET(lim, max_importance, 0),
+		.nr_slots = bpf_map__max_entries(slots),
+	};
+	int r = write_meta(s, &m, NULL);
 
-	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(meta_map), 0);
-	if (meta == MAP_FAILED)
-		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
-				  defs[M_META].name, strerror(errno));
-	meta->nr_pools = OPTS_GET(lim, nr_pools, 0);
-	meta->nr_classes = OPTS_GET(lim, nr_classes, 0);
-	meta->max_importance = OPTS_GET(lim, max_importance, 0);
-	meta->nr_slots = bpf_map__max_entries(slots);
-	bump_gen(meta);
-	munmap(meta, len);
+	if (r)
+		return r;
 	scxpol_log(SCXPOL_LOG_INFO, "%s: hints: %u pools, %u classes, importance <= %u, %u slots",
-		   scxpol_sched_name(s), OPTS_GET(lim, nr_pools, 0), OPTS_GET(lim, nr_classes, 0),
-		   OPTS_GET(lim, max_importance, 0), bpf_map__max_entries(slots));
+		   scxpol_sched_name(s), m.nr_pools, m.nr_classes, m.max_importance, m.nr_slots);
 	return 0;
 }
 
@@ -227,25 +257,22 @@ int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
 {
 	struct bpf_object *obj = scxpol_sched_object(s);
 	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, defs[M_META].name) : NULL;
-	size_t len = map_mmap_len(sizeof(struct scxpol_hint_meta), 1);
-	struct scxpol_hint_meta *meta;
-	__u32 old;
+	struct scxpol_hint_meta old, m;
+	__u32 zero = 0;
+	int r;
 
 	if (!map || bpf_map__fd(map) < 0)
 		return 0; /* the policy does not use hints */
-	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
-	if (meta == MAP_FAILED)
-		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, &old))
+		return scxpol_err(errno, "%s: cannot read %s: %s", scxpol_sched_name(s),
 				  defs[M_META].name, strerror(errno));
-	old = __atomic_exchange_n(&meta->nr_pools, nr_pools, __ATOMIC_SEQ_CST);
-	/* cached hints were checked against the old count: make tasks resolve again */
-	if (old != nr_pools)
-		bump_gen(meta);
-	munmap(meta, len);
-	if (old != nr_pools)
+	m = old;
+	m.nr_pools = nr_pools;
+	r = write_meta(s, &m, &old);
+	if (!r && old.nr_pools != nr_pools)
 		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pools 0..%d now (were 0..%d)",
-			   scxpol_sched_name(s), (int)nr_pools - 1, (int)old - 1);
-	return 0;
+			   scxpol_sched_name(s), (int)nr_pools - 1, (int)old.nr_pools - 1);
+	return r;
 }
 
 int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
@@ -325,6 +352,7 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 						   const struct scxpol_hint_client_opts *opts)
 {
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
 	struct scxpol_hint_client *c;
 	const char *root;
 	char path[PATH_MAX + 32], why[PATH_MAX + 512];
@@ -343,7 +371,7 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 		return scxpol_err_ptr(ENOMEM, "out of memory");
 	for (i = 0; i < M_NR; i++)
 		c->fd[i] = -1;
-	c->meta = MAP_FAILED;
+	c->gen = MAP_FAILED;
 	pthread_mutex_init(&c->lock, NULL);
 	snprintf(c->policy, sizeof(c->policy), "%s", policy);
 	root = OPTS_GET(opts, pin_root, NULL);
@@ -359,7 +387,8 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 	}
 	for (i = 0; i < M_NR; i++) {
 		snprintf(path, sizeof(path), "%s/%s", c->root, defs[i].name);
-		c->fd[i] = bpf_obj_get(path);
+		/* the limits are the loader's: read-only to the group that writes hints */
+		c->fd[i] = bpf_obj_get_opts(path, i == M_META ? &ro : NULL);
 		if (c->fd[i] < 0) {
 			int e = errno;
 
@@ -381,10 +410,10 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 		if (r)
 			goto fail;
 	}
-	c->meta = mmap(NULL, map_mmap_len(sizeof(*c->meta), 1), PROT_READ | PROT_WRITE, MAP_SHARED,
-		       c->fd[M_META], 0);
-	if (c->meta == MAP_FAILED) {
-		r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, defs[M_META].name,
+	c->gen = mmap(NULL, map_mmap_len(sizeof(*c->gen), 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->fd[M_GEN], 0);
+	if (c->gen == MAP_FAILED) {
+		r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, defs[M_GEN].name,
 			       strerror(errno));
 		goto fail;
 	}
@@ -404,8 +433,8 @@ void scxpol_hint_client_close(struct scxpol_hint_client *c)
 	if (c->nr_threads)
 		scxpol_log(SCXPOL_LOG_WARN, "hint client of '%s' closed with %u threads still "
 			   "registered", c->policy, c->nr_threads);
-	if (c->meta != MAP_FAILED)
-		munmap(c->meta, map_mmap_len(sizeof(*c->meta), 1));
+	if (c->gen != MAP_FAILED)
+		munmap(c->gen, map_mmap_len(sizeof(*c->gen), 1));
 	if (c->slots)
 		munmap(c->slots, c->slots_len);
 	for (i = 0; i < M_NR; i++)
@@ -452,10 +481,11 @@ int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy, cons
 static int check_hint(struct scxpol_hint_client *c, const char *what, const struct scxpol_hint *h)
 {
 	struct scxpol_hint_meta m;
+	__u32 zero = 0;
 
-	m.nr_pools = __atomic_load_n(&c->meta->nr_pools, __ATOMIC_RELAXED);
-	m.nr_classes = __atomic_load_n(&c->meta->nr_classes, __ATOMIC_RELAXED);
-	m.max_importance = __atomic_load_n(&c->meta->max_importance, __ATOMIC_RELAXED);
+	if (bpf_map_lookup_elem(c->fd[M_META], &zero, &m))
+		return scxpol_err(errno, "%s: cannot read the limits in %s/%s: %s", what, c->root,
+				  defs[M_META].name, strerror(errno));
 	return scxpol_hint_check(&m, c->policy, what, h);
 }
 
@@ -485,7 +515,7 @@ static int map_set(struct scxpol_hint_client *c, int m, const void *key, const c
 		return scxpol_err(r, "%s: cannot write %s/%s: %s", what, c->root, defs[m].name,
 				  strerror(r));
 	}
-	bump_gen(c->meta);
+	bump_gen(c->gen);
 	return 0;
 }
 
@@ -511,7 +541,7 @@ static int map_clear(struct scxpol_hint_client *c, int m, const void *key, const
 		return scxpol_err(errno, "%s: cannot delete from %s/%s: %s", what, c->root,
 				  defs[m].name, strerror(errno));
 	}
-	bump_gen(c->meta);
+	bump_gen(c->gen);
 	return 0;
 }
 
@@ -857,7 +887,7 @@ struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client
 		return scxpol_err_ptr(r, "thread %u: cannot write %s/%s: %s", tid, c->root,
 				      defs[M_SLOT_IDX].name, strerror(r));
 	}
-	bump_gen(c->meta);
+	bump_gen(c->gen);
 	t->c = c;
 	t->slot = s;
 	t->tid = tid;
@@ -889,7 +919,7 @@ int scxpol_hint_thread_unregister(struct scxpol_hint_thread *t)
 	if (!slot_release(t->slot, t->tid))
 		r = scxpol_err(ESRCH, "thread %u: slot %u was released already (the thread "
 			       "exited and the policy or a pruner freed it)", t->tid, t->idx);
-	bump_gen(c->meta);
+	bump_gen(c->gen);
 	__atomic_fetch_sub(&c->nr_threads, 1, __ATOMIC_RELAXED);
 	free(t);
 	return r;
@@ -1262,7 +1292,7 @@ int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
 	note_first(&r, prune_tasks(c, M_TID, &n), msg, sizeof(msg));
 	note_first(&r, prune_slots(c, &n), msg, sizeof(msg));
 	if (n)
-		bump_gen(c->meta);
+		bump_gen(c->gen);
 	if (removed)
 		*removed = n;
 	return r ? scxpol_err_quiet(-r, "%s", msg) : 0;

@@ -258,10 +258,15 @@ unsigned int scxpol_pin_dir_mode(unsigned int mode)
 	return 0700 | ((mode & 070) ? 010 : 0) | ((mode & 07) ? 01 : 0);
 }
 
-/* After load: apply mode and group to the pin directory and files. */
+/*
+ * After load: apply mode and group to the pin directory and files. A map
+ * the programs may only read (BPF_F_RDONLY_PROG: limits, configuration)
+ * is the loader's to write: its pin gets no write access for group and
+ * others, who may read it.
+ */
 static int fix_pin_perms(struct scxpol_sched *s)
 {
-	unsigned int mode = pin_mode(s);
+	unsigned int mode = pin_mode(s), fmode;
 	unsigned int dmode = scxpol_pin_dir_mode(mode);
 	/* always set: a group an earlier run gave the reused pins is taken back */
 	gid_t gid = s->opts.pin_gid > 0 ? (gid_t)s->opts.pin_gid : getegid();
@@ -274,8 +279,9 @@ static int fix_pin_perms(struct scxpol_sched *s)
 		if (!path || !bpf_map__is_pinned(map))
 			continue;
 		any = true;
-		if (chmod(path, mode))
-			return scxpol_err(errno, "chmod %o %s: %s", mode, path, strerror(errno));
+		fmode = bpf_map__map_flags(map) & BPF_F_RDONLY_PROG ? mode & ~022U : mode;
+		if (chmod(path, fmode))
+			return scxpol_err(errno, "chmod %o %s: %s", fmode, path, strerror(errno));
 		if (chown(path, (uid_t)-1, gid))
 			return scxpol_err(errno, "chown :%u %s: %s", gid, path, strerror(errno));
 	}

@@ -6,13 +6,15 @@
  *
  * The maps are pinned by name, so the hints outlive a restart of the policy
  * process; call scxpol_hint_setup() from the loader's configure hook to size
- * them and publish the limits (scxpol_hint_meta) values are checked against.
+ * them and publish the limits (scxpol_hint_meta, which only the loader
+ * writes) values are checked against.
  *
  * Hot path: scxpol_hint_lookup() caches the resolved hint in the task
- * context, keyed by the meta generation (userspace bumps it after every
- * write), the task's cgroup and its tid, so a task pays for the tid/tgid/cgroup hash
- * lookups only when something changed. A registered thread's slot is read on
- * every lookup: the thread flips its importance without a syscall.
+ * context, keyed by the generation (scxpol_hint_gen: writers bump it after
+ * every write, the loader after changing the limits), the task's cgroup
+ * and its tid, so a task pays for the tid/tgid/cgroup hash lookups only
+ * when something changed. A registered thread's slot is read on every
+ * lookup: the thread flips its importance without a syscall.
  *
  * Values are never trusted: a field out of range of the meta limits is
  * ignored (the next source in precedence order may supply it) and counted
@@ -105,10 +107,24 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } scxpol_hint_slot_idx SEC(".maps");
 
-/* mmap-able so that writers bump gen atomically without a syscall. */
+/* mmap-able so that writers bump the generation atomically without a syscall. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_gen SEC(".maps");
+
+/*
+ * The limits: read-only for programs (BPF_F_RDONLY_PROG), which makes the
+ * loader pin them without write access for the group that may write hints
+ * (scxpol_sched_opts.pin_mode): a hint writer cannot raise them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct scxpol_hint_meta);
@@ -216,22 +232,25 @@ __noinline s32 scxpol_hint__resolve(struct task_struct *p __arg_trusted,
 static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, struct task_struct *p,
 						   struct scxpol_hint *out)
 {
-	struct scxpol_hint_meta *m;
+	struct scxpol_hint_meta *lim, m;
 	struct scxpol_hint_slot *sl;
 	u32 zero = 0, key;
 	s32 slot = -1;
-	u64 gen, cgid;
+	u64 *genp, gen, cgid;
 
 	/* zeroed, not pool = -1 yet: keeps the verifier's states mergeable */
 	__builtin_memset(out, 0, sizeof(*out));
-	m = bpf_map_lookup_elem(&scxpol_hint_meta, &zero);
-	if (!m) {
+	genp = bpf_map_lookup_elem(&scxpol_hint_gen, &zero);
+	lim = bpf_map_lookup_elem(&scxpol_hint_meta, &zero);
+	if (!genp || !lim) {
 		out->pool = SCXPOL_HINT_POOL_NONE;
 		scxpol_stat_inc(SCXPOL_STAT_HINT_MISS);
 		return false;
 	}
 	/* gen before the maps: a write racing with us bumps it again after */
-	gen = READ_ONCE(m->gen);
+	gen = READ_ONCE(*genp);
+	/* a copy: read-only map memory cannot be passed to global functions */
+	m = *lim;
 	cgid = scxpol_cgrp_id(scxpol_task_cgroup(p));
 	/* its tid too: an exec by a non-leader thread gives it the leader's */
 	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid && t->hint_tid == (u32)p->pid) {
@@ -241,7 +260,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 		out->flags = t->hint_flags;
 		slot = t->hint_slot;
 	} else {
-		slot = scxpol_hint__resolve(p, m, out);
+		slot = scxpol_hint__resolve(p, &m, out);
 		if (!(out->flags & SCXPOL_HINT_F_POOL))
 			out->pool = SCXPOL_HINT_POOL_NONE;
 		if (t) {
@@ -262,7 +281,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 		if (sl && READ_ONCE(sl->tid) == (u32)p->pid) {
 			u32 imp = READ_ONCE(sl->importance);
 
-			if (imp <= m->max_importance) {
+			if (imp <= m.max_importance) {
 				out->importance = imp;
 				out->flags |= SCXPOL_HINT_F_IMPORTANCE;
 			} else {

@@ -10,10 +10,11 @@
  *    against;
  *  - anyone else (a control plane, the application itself) opens a client
  *    on the maps the policy pinned, /sys/fs/bpf/scxpol/<policy>/ by default,
- *    and needs write access to them (the loader's pin_mode / pin_gid).
+ *    and needs write access to them (the loader's pin_mode / pin_gid), and
+ *    read access to the limits, which only the loader writes.
  *
  * Hints live in pinned maps: they survive restarts of the policy process.
- * Every write bumps the meta generation, which makes the BPF side resolve
+ * Every write bumps the generation, which makes the BPF side resolve
  * the affected tasks' hints again. Ids are those of the initial PID and
  * cgroup namespaces (what the kernel's task_struct holds).
  *
@@ -70,7 +71,7 @@ struct scxpol_hint_limits {
 /*
  * scxpol_hint_setup - from the configure hook: size the hint maps of @s's
  * BPF object and, once it is loaded, write @lim into scxpol_hint_meta and
- * bump its generation (hints already in pinned maps are kept). Called after
+ * bump the generation (hints already in pinned maps are kept). Called after
  * load, it writes the limits at once (the sizes must then match the maps).
  * Errors: -EINVAL for a NULL or bad @lim, or when the object has no hint
  * maps (include <scxpol/hint.bpf.h>); -EEXIST when a map is already pinned
@@ -183,8 +184,7 @@ struct scxpol_hint_counts {
 SCXPOL_API int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *out);
 
 /*
- * scxpol_hint_get_meta - the limits the policy published, and the current
- * generation, into @out.
+ * scxpol_hint_get_meta - the limits the policy published into @out.
  */
 SCXPOL_API int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out);
 

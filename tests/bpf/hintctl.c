@@ -22,14 +22,22 @@
  *   race THREADS                       THREADS threads register at once
  *   exit-registered                    a thread registers and exits without
  *                                      unregistering
+ *   meta                               nr_pools= nr_classes= max_importance=
+ *                                      nr_slots=: the limits
+ *   tamper-limits                      try to raise max_importance in the
+ *                                      pinned limits every way a writer
+ *                                      could (open for writing, update, mmap);
+ *                                      exit 0 if every way is refused
  * Exit status 0 on success, 1 with the library's message on failure.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +179,48 @@ static int raw(const char *root, const char *kind, const char *id, struct scxpol
 		return 1;
 	}
 	return 0;
+}
+
+/* One way into the limits: "<what>: refused (<errno>)", or a count of the ways let through. */
+static int refused(const char *what, bool failed)
+{
+	if (failed) {
+		printf("%s: refused (%s)\n", what, strerror(errno));
+		return 0;
+	}
+	printf("%s: ALLOWED\n", what);
+	return 1;
+}
+
+/* What a hint writer could try to raise the limits with (max_importance 1000000). */
+static int tamper(const char *root)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
+	struct scxpol_hint_meta m;
+	char path[4200];
+	int fd, allowed = 0;
+	void *p;
+
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
+	fd = bpf_obj_get(path);
+	allowed += refused("open for writing", fd < 0);
+	if (fd < 0)
+		fd = bpf_obj_get_opts(path, &ro);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &(__u32){ 0 }, &m)) {
+		fprintf(stderr, "hintctl: tamper-limits: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	m.max_importance = 1000000;
+	allowed += refused("update", bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY) != 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	allowed += refused("mmap for writing", p == MAP_FAILED);
+	if (p != MAP_FAILED) {
+		/* the old layout: gen (8 bytes) then nr_pools, nr_classes, max_importance */
+		((__u32 *)p)[4] = 1000000;
+		munmap(p, 4096);
+	}
+	close(fd);
+	return allowed ? 1 : 0;
 }
 
 /* The memlock figure of each hint hash map pinned under @root. */
@@ -348,6 +398,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "mem"))
 		return mem(rootbuf);
+	if (!strcmp(argv[0], "tamper-limits"))
+		return tamper(rootbuf);
 	co.pin_root = root;
 	client = scxpol_hint_client_open(policy, &co);
 	if (!client)
@@ -368,6 +420,13 @@ int main(int argc, char **argv)
 		if (!r)
 			printf("cgroups=%u tgids=%u tids=%u threads=%u\n", cnt.cgroups, cnt.tgids,
 			       cnt.tids, cnt.threads);
+	} else if (!strcmp(argv[0], "meta")) {
+		struct scxpol_hint_meta m;
+
+		r = scxpol_hint_get_meta(client, &m) ? die("meta") : 0;
+		if (!r)
+			printf("nr_pools=%u nr_classes=%u max_importance=%u nr_slots=%u\n", m.nr_pools,
+			       m.nr_classes, m.max_importance, m.nr_slots);
 	} else if (!strcmp(argv[0], "prune")) {
 		r = scxpol_hint_prune(client, &n) ? die("prune") : 0;
 		if (!r)

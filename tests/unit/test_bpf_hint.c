@@ -26,10 +26,17 @@ static struct scxpol_hint_meta *meta(void)
 	return bpf_map_lookup_elem(&scxpol_hint_meta, &zero);
 }
 
+static u64 *gen(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scxpol_hint_gen, &zero);
+}
+
 /* What userspace does after a write. */
 static void bump(void)
 {
-	meta()->gen++;
+	(*gen())++;
 }
 
 static void put(void *map, u64 key, s32 pool, u32 class, u32 imp, u32 flags)
@@ -74,7 +81,7 @@ static int setup(void **state)
 	m->nr_classes = 3;
 	m->max_importance = 7;
 	m->nr_slots = SCXPOL_HINT_MAX_SLOTS;
-	m->gen = 1;
+	*gen() = 1;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -100,12 +101,20 @@ static struct scxpol_hint_client *open_client(void)
 		assert_string_equal(scxpol_last_error(), err_buf);        \
 	} while (0)
 
+/* The generation writers bump, in the pins @c opened (those under root). */
 static __u64 gen(struct scxpol_hint_client *c)
 {
-	struct scxpol_hint_meta m;
+	char path[512];
+	__u64 g;
+	int fd;
 
-	assert_int_equal(scxpol_hint_get_meta(c, &m), 0);
-	return m.gen;
+	(void)c;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_gen", root);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &(__u32){ 0 }, &g), 0);
+	close(fd);
+	return g;
 }
 
 /* --- opening ---------------------------------------------------------------- */
@@ -198,7 +207,10 @@ static int run_child(gid_t group, int want_err, const char *want_msg)
 	return WEXITSTATUS(status);
 }
 
-/* The pins as pin_gid 4242 and pin_mode 0660 leave them. */
+/*
+ * The pins as pin_gid 4242 and pin_mode 0660 leave them: the limits, which
+ * the programs only read (BPF_F_RDONLY_PROG), 0640.
+ */
 static void share_pins(void)
 {
 	char path[512];
@@ -209,7 +221,8 @@ static void share_pins(void)
 	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, hint_pin_maps[i].name);
 		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
-		assert_int_equal(chmod(path, 0660), 0);
+		assert_int_equal(chmod(path, hint_pin_maps[i].flags & BPF_F_RDONLY_PROG ? 0640 : 0660),
+				 0);
 	}
 }
 
@@ -244,6 +257,58 @@ static void test_permissions(void **state)
 		 "%s is mode 0710 owned by root:4242; ask for group access via the policy's "
 		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", root, root);
 	assert_int_equal(run_child(0, EACCES, want), 0);
+	scxpol_hint_client_close(c);
+}
+
+/*
+ * What a member of the pin group can do to the limits: open them to read
+ * (the client does), not to write, and not write through a read-only
+ * descriptor. 0, or the step that was let through.
+ */
+static int child_tamper(void)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
+	struct scxpol_hint_meta m;
+	gid_t group = 4242;
+	char path[512];
+	void *p;
+	int fd;
+
+	if (setgroups(1, &group) || setgid(65534) || setuid(65534))
+		return 10;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
+	if (bpf_obj_get(path) >= 0 || errno != EACCES)
+		return 11;
+	fd = bpf_obj_get_opts(path, &ro);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &(__u32){ 0 }, &m) || m.max_importance != 7)
+		return 12;
+	m.max_importance = 1000;
+	if (!bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY) || errno != EPERM)
+		return 13;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED)
+		return 14;
+	return 0;
+}
+
+static void test_limits_not_writable(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint_meta m;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	share_pins();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(child_tamper());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(scxpol_hint_get_meta(c, &m), 0);
+	assert_int_equal(m.max_importance, 7);
 	scxpol_hint_client_close(c);
 }
 
@@ -393,7 +458,7 @@ static void test_no_pools(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint h = { .pool = 0, .flags = SCXPOL_HINT_F_POOL };
-	struct scxpol_hint_meta m = { .gen = 5, .nr_classes = 0 };
+	struct scxpol_hint_meta m = { .nr_classes = 0 };
 	char path[512];
 	int fd;
 
@@ -1213,6 +1278,7 @@ int main(void)
 		cmocka_unit_test(test_proc_status),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits_not_writable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_pid_namespace, setup, teardown),

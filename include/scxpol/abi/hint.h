@@ -13,15 +13,21 @@
  *                      registered thread, written by the thread itself
  *                      without a syscall
  *   scxpol_hint_slot_idx HASH tid (u32) -> slot index (u32)
- *   scxpol_hint_meta   ARRAY[1] (mmap-able) of struct scxpol_hint_meta
+ *   scxpol_hint_gen    ARRAY[1] (mmap-able) of a __u64: the generation,
+ *                      bumped by writers
+ *   scxpol_hint_meta   ARRAY[1] of struct scxpol_hint_meta: the limits,
+ *                      written by the loader only (BPF_F_RDONLY_PROG, and
+ *                      pinned without write access for group and others)
  * Precedence: tid > tgid > cgroup (the innermost cgroup with a hint, then
  * its ancestors), field by field: a field a nearer source leaves unset
  * comes from the next one. A slot's importance overrides the map hint's
  * importance.
  *
- * Writers: update the entry, then add 1 to meta.gen with an atomic add on
- * the mmap-ed meta (a read-modify-write through the map could lose a bump
- * to a concurrent writer, and the BPF side would keep a stale cached hint).
+ * Writers: update the entry, then add 1 to the generation with an atomic
+ * add on the mmap-ed scxpol_hint_gen (a read-modify-write through the map
+ * could lose a bump to a concurrent writer, and the BPF side would keep a
+ * stale cached hint). The limits are the loader's: a writer that could
+ * raise them could make any thread important.
  * A thread claims a free slot by compare-and-swap of its tid from 0 to its
  * own, then writes scxpol_hint_slot_idx; it releases it by swapping its tid
  * back to 0. Ids are those of the initial PID namespace; a cgroup's id is
@@ -57,9 +63,8 @@ struct scxpol_hint_slot {
 	__u32 pad;
 };
 
-/* Limits the BPF side validates hints against (set at load). */
+/* Limits the BPF side validates hints against (set by the loader). */
 struct scxpol_hint_meta {
-	__u64 gen;            /* bumped by userspace on every hint map write */
 	__u32 nr_pools;       /* pool values must be < nr_pools */
 	__u32 nr_classes;     /* class values must be < nr_classes */
 	__u32 max_importance; /* importance values must be <= this */
