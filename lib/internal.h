@@ -216,7 +216,7 @@ struct scxpol_stats_opts;
 SCXPOL_HIDDEN void scxpol_owner_name(const struct stat *st, char *buf, size_t len);
 
 /*
- * Hint internals (lib/hint.c), exposed for tests and fuzzing. hint_check:
+ * Hint internals (lib/hint.c, lib/hint_prune.c), exposed for tests and fuzzing. hint_check:
  * 0 if @h is valid under the limits @m of policy @policy, else -EINVAL with
  * a message naming @what and the accepted range. mountinfo_cgroup2: 1 if
  * the /proc/self/mountinfo line @line mounts the root of the cgroup2
