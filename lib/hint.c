@@ -5,12 +5,13 @@
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -29,9 +30,9 @@ const struct hint_map_def scxpol_hint_maps[M_NR] = {
 	[M_CGRP] = { "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, sizeof(__u64),
 		     sizeof(struct scxpol_hint), 0, "max_cgroups" },
 	[M_TGID] = { "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, sizeof(__u32),
-		     sizeof(struct scxpol_hint), 0, "max_tgids" },
+		     sizeof(struct scxpol_hint_task), 0, "max_tgids" },
 	[M_TID] = { "scxpol_hint_tid", BPF_MAP_TYPE_HASH, sizeof(__u32),
-		    sizeof(struct scxpol_hint), 0, "max_tids" },
+		    sizeof(struct scxpol_hint_task), 0, "max_tids" },
 	[M_SLOTS] = { "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
 		      sizeof(struct scxpol_hint_slot), BPF_F_MMAPABLE, "nr_slots" },
 	[M_SLOT_IDX] = { "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, sizeof(__u32),
@@ -222,7 +223,8 @@ static int publish_limits(struct scxpol_sched *s, const void *data)
 int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
 {
 	struct bpf_object *obj = scxpol_sched_object(s);
-	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, scxpol_hint_maps[M_META].name) : NULL;
+	struct bpf_map *map =
+		obj ? bpf_object__find_map_by_name(obj, scxpol_hint_maps[M_META].name) : NULL;
 	struct scxpol_hint_meta old, m;
 	__u32 zero = 0;
 	int r;
@@ -455,10 +457,13 @@ static int check_hint(struct scxpol_hint_client *c, const char *what, const stru
 	return scxpol_hint_check(&m, c->policy, what, h);
 }
 
+/* Write @h for @key into map @m; for a task map, with the task's identity @pid_ino. */
 static int map_set(struct scxpol_hint_client *c, int m, const void *key, const char *what,
-		   const struct scxpol_hint *h)
+		   const struct scxpol_hint *h, __u64 pid_ino)
 {
+	struct scxpol_hint_task t;
 	struct scxpol_hint v;
+	const void *value = &v;
 	int r;
 
 	r = check_hint(c, what, h);
@@ -472,7 +477,11 @@ static int map_set(struct scxpol_hint_client *c, int m, const void *key, const c
 		v.class_id = 0;
 	if (!(v.flags & SCXPOL_HINT_F_IMPORTANCE))
 		v.importance = 0;
-	if (bpf_map_update_elem(c->fd[m], key, &v, BPF_ANY)) {
+	if (m != M_CGRP) {
+		t = (struct scxpol_hint_task){ .hint = v, .pid_ino = pid_ino };
+		value = &t;
+	}
+	if (bpf_map_update_elem(c->fd[m], key, value, BPF_ANY)) {
 		r = errno;
 		if (r == E2BIG || r == ENOMEM)
 			return scxpol_err(ENOSPC, "%s: %s/%s is full (%u entries): remove stale "
@@ -535,7 +544,7 @@ int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
 	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
 	if (!cgid)
 		return scxpol_err(EINVAL, "%s: not a cgroup id", what);
-	return map_set(c, M_CGRP, &key, what, h);
+	return map_set(c, M_CGRP, &key, what, h, 0);
 }
 
 int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
@@ -548,7 +557,7 @@ int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
 
 	scxpol_err_clear();
 	r = cgroup_id(path, &key, what, sizeof(what));
-	return r ? r : map_set(c, M_CGRP, &key, what, h);
+	return r ? r : map_set(c, M_CGRP, &key, what, h, 0);
 }
 
 int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid, struct scxpol_hint *out)
@@ -626,7 +635,8 @@ int scxpol_proc_status_tgid(const char *text, pid_t *tgid)
 	return 0;
 }
 
-pid_t scxpol_hint__task_tgid(pid_t tid)
+/* The thread group of task @tid per /proc (0: no such task, or /proc hides it). */
+static pid_t task_tgid(pid_t tid)
 {
 	char path[64], buf[4096];
 	pid_t tgid;
@@ -638,10 +648,26 @@ pid_t scxpol_hint__task_tgid(pid_t tid)
 	return tgid;
 }
 
-bool scxpol_hint__task_alive(pid_t tid)
+int scxpol_hint__task_ino(int m, pid_t id, __u64 *ino)
 {
-	/* not /proc, which hidepid= hides other users' tasks in; EPERM: it exists */
-	return !kill(tid, 0) || errno == EPERM;
+	struct statfs sfs;
+	struct stat st;
+	int fd, r = 0;
+
+	fd = (int)syscall(SYS_pidfd_open, id, m == M_TID ? PIDFD_THREAD : 0);
+	/* a thread's id as a process's: EINVAL before Linux 6.13 or so, ENOENT since */
+	if (fd < 0 && m == M_TGID && errno == ENOENT)
+		return -EINVAL;
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) || fstat(fd, &st))
+		r = -errno;
+	else if (sfs.f_type != PIDFS_MAGIC)
+		r = -EOPNOTSUPP; /* an anonymous inode, the same for every task */
+	else
+		*ino = st.st_ino;
+	close(fd);
+	return r;
 }
 
 bool scxpol_hint__in_init_ns(const char *ns, unsigned int ino)
@@ -651,12 +677,16 @@ bool scxpol_hint__in_init_ns(const char *ns, unsigned int ino)
 	return !stat(ns, &st) && st.st_ino == ino;
 }
 
-/* @what for @id of map @m, after checking that the task exists. */
-static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
+/*
+ * @what for @id of map @m; with @ino, after checking that the task exists,
+ * its identity in *@ino.
+ */
+static int task_target(int m, pid_t id, __u64 *ino, char *what, size_t len)
 {
 	const char *kind = m == M_TGID ? "tgid" : "tid";
 	struct stat st;
 	pid_t tgid;
+	int r;
 
 	snprintf(what, len, "%s %d", kind, (int)id);
 	if (id <= 0)
@@ -669,15 +699,26 @@ static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 		return scxpol_err(EOPNOTSUPP, "%s: task hints need the initial PID namespace (the "
 				  "policy sees ids of that namespace, this process is in another)",
 				  what);
-	if (!must_exist)
+	if (!ino)
 		return 0;
-	/* tgid 0 and alive: /proc hides it (hidepid=), only kill() sees it */
-	tgid = scxpol_hint__task_tgid(id);
-	if (!tgid && !scxpol_hint__task_alive(id))
+	/* what is written names this task: its id may be another's by the time it is read */
+	r = scxpol_hint__task_ino(m, id, ino);
+	if (r == -ESRCH)
 		return scxpol_err(ESRCH, "%s: no such %s (ids are those of the initial PID "
 				  "namespace)", what, m == M_TGID ? "process" : "thread");
-	if (m == M_TGID && tgid && tgid != id)
-		return scxpol_err(ESRCH, "%s: a thread of process %d, not a process", what, (int)tgid);
+	if (r == -EINVAL && m == M_TGID) {
+		/* 0: /proc hides it (hidepid=) */
+		tgid = task_tgid(id);
+		if (tgid)
+			return scxpol_err(ESRCH, "%s: a thread of process %d, not a process", what,
+					  (int)tgid);
+		return scxpol_err(ESRCH, "%s: a thread, not a process", what);
+	}
+	if (r == -EOPNOTSUPP || r == -EINVAL || r == -ENOSYS)
+		return scxpol_err(EOPNOTSUPP, "%s: task hints need pidfs (Linux 6.9 or later): a "
+				  "hint names its task by its pidfd's inode, as ids are reused", what);
+	if (r)
+		return scxpol_err(-r, "%s: cannot open a pidfd for it: %s", what, strerror(-r));
 	return 0;
 }
 
@@ -685,22 +726,44 @@ static int task_set(struct scxpol_hint_client *c, int m, pid_t id, const struct 
 {
 	char what[64];
 	__u32 key = (__u32)id;
+	__u64 ino;
 	int r;
 
 	scxpol_err_clear();
-	r = task_target(m, id, true, what, sizeof(what));
-	return r ? r : map_set(c, m, &key, what, h);
+	r = task_target(m, id, &ino, what, sizeof(what));
+	return r ? r : map_set(c, m, &key, what, h, ino);
 }
 
+/* The hint of task @id: only one set for this task, not for an earlier one with its id. */
 static int task_get(struct scxpol_hint_client *c, int m, pid_t id, struct scxpol_hint *out)
 {
+	struct scxpol_hint_task t;
 	char what[64];
 	__u32 key = (__u32)id;
+	__u64 ino = 0;
 	int r;
 
 	scxpol_err_clear();
-	r = task_target(m, id, false, what, sizeof(what));
-	return r ? r : map_get(c, m, &key, what, out);
+	r = task_target(m, id, NULL, what, sizeof(what));
+	if (r)
+		return r;
+	if (!out)
+		return scxpol_err(EINVAL, "%s: output hint is NULL", what);
+	if (bpf_map_lookup_elem(c->fd[m], &key, &t)) {
+		if (errno == ENOENT)
+			return scxpol_err(ENOENT, "%s: no hint", what);
+		return scxpol_err(errno, "%s: cannot read %s/%s: %s", what, c->root,
+				  scxpol_hint_maps[m].name, strerror(errno));
+	}
+	r = scxpol_hint__task_ino(m, id, &ino);
+	if (r && r != -ESRCH && !(r == -EINVAL && m == M_TGID))
+		return task_target(m, id, &ino, what, sizeof(what));
+	if (r || ino != t.pid_ino)
+		return scxpol_err(ENOENT, "%s: no hint (the entry for this id is of a %s that is "
+				  "gone; the prune removes it)", what,
+				  m == M_TGID ? "process" : "thread");
+	*out = t.hint;
+	return 0;
 }
 
 static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
@@ -710,7 +773,7 @@ static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
 	int r;
 
 	scxpol_err_clear();
-	r = task_target(m, id, false, what, sizeof(what));
+	r = task_target(m, id, NULL, what, sizeof(what));
 	return r ? r : map_clear(c, m, &key, what);
 }
 

@@ -7,6 +7,7 @@
 #ifndef SCXPOL_HINT_CLIENT_H
 #define SCXPOL_HINT_CLIENT_H
 
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,6 +23,13 @@
 /* /proc/self/ns/{pid,cgroup} inode numbers of the initial namespaces */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
 #define PROC_CGROUP_INIT_INO 0xEFFFFFFBU
+/* <linux/pidfd.h> and <linux/magic.h> of Linux 6.9, newer than some distributions' */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC 0x50494446
+#endif
 
 enum { M_CGRP, M_TGID, M_TID, M_SLOTS, M_SLOT_IDX, M_GEN, M_META, M_NR };
 
@@ -54,6 +62,7 @@ struct scxpol_hint_thread {
 	struct scxpol_hint_slot *slot;
 	__u32 tid;
 	__u32 idx;
+	__u64 pid_ino; /* the thread's identity (struct scxpol_hint_task) */
 };
 
 /* Bytes to mmap() for an array map of @max_entries values of @value_size. */
@@ -62,12 +71,16 @@ SCXPOL_HIDDEN size_t scxpol_hint__mmap_len(__u32 value_size, __u32 max_entries);
 SCXPOL_HIDDEN void scxpol_hint__bump(__u64 *gen);
 /* Map @c's slot array once (under its lock); 0 or a negative errno with a message. */
 SCXPOL_HIDDEN int scxpol_hint__map_slots(struct scxpol_hint_client *c);
-/* Give slot @s back if @tid still owns it; whether this call did. */
-SCXPOL_HIDDEN bool scxpol_hint__slot_release(struct scxpol_hint_slot *s, __u32 tid);
-/* The thread group of task @tid per /proc (0: no such task, or /proc hides it). */
-SCXPOL_HIDDEN pid_t scxpol_hint__task_tgid(pid_t tid);
-/* Whether task @tid exists (kill(0): /proc may hide it). */
-SCXPOL_HIDDEN bool scxpol_hint__task_alive(pid_t tid);
+/* Give slot @s back if thread @tid of identity @ino still owns it; whether this call did. */
+SCXPOL_HIDDEN bool scxpol_hint__slot_release(struct scxpol_hint_slot *s, __u32 tid, __u64 ino);
+/*
+ * The identity of task @id (struct scxpol_hint_task.pid_ino) into *@ino:
+ * the inode number of a pidfd for it, as a thread (@m M_TID) or a process
+ * (M_TGID). 0, or without a message -ESRCH (no such task), -EINVAL (M_TGID:
+ * a thread, not a process; or a kernel without PIDFD_THREAD), -EOPNOTSUPP
+ * (no pidfs: Linux before 6.9), another errno.
+ */
+SCXPOL_HIDDEN int scxpol_hint__task_ino(int m, pid_t id, __u64 *ino);
 /* Whether this process is in the namespace whose /proc/self/ns/ file @ns has inode @ino. */
 SCXPOL_HIDDEN bool scxpol_hint__in_init_ns(const char *ns, unsigned int ino);
 

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,28 +297,61 @@ out:
 	return r;
 }
 
+/* Whether task @tid exists (kill(0): /proc may hide it). */
+static bool task_alive(pid_t tid)
+{
+	/* not /proc, which hidepid= hides other users' tasks in; EPERM: it exists */
+	return !kill(tid, 0) || errno == EPERM;
+}
+
+/*
+ * Whether an entry for task @id set for the task of identity @ino is stale:
+ * no such task now, or another one has the id (for a process: or it is a
+ * thread's now). 1, 0, or a negative errno when it cannot tell.
+ */
+static int task_stale(int m, pid_t id, __u64 ino)
+{
+	__u64 now;
+	int r = scxpol_hint__task_ino(m, id, &now);
+
+	if (r == -ESRCH || (r == -EINVAL && m == M_TGID))
+		return 1;
+	return r ? r : now != ino;
+}
+
+/* The error of telling the tasks of map @m apart (task_stale()'s @r), with a message. */
+static int stale_err(const struct scxpol_hint_client *c, int m, int r)
+{
+	return scxpol_err(-r, "cannot tell the tasks of %s/%s from earlier ones with their ids: "
+			  "%s%s", c->root, scxpol_hint_maps[m].name, strerror(-r),
+			  r == -EOPNOTSUPP || r == -EINVAL ? " (pidfs: Linux 6.9 or later)" : "");
+}
+
 static int prune_tasks(struct scxpol_hint_client *c, int m, unsigned int *removed)
 {
+	struct scxpol_hint_task t, now;
 	__u32 *keys;
 	size_t n, i;
 	void *k;
-	int r;
+	int r, err = 0;
 
 	r = map_keys(c, m, sizeof(__u32), &k, &n);
 	if (r)
 		return r;
 	keys = k;
 	for (i = 0; i < n; i++) {
-		pid_t id = (pid_t)keys[i];
-		pid_t tgid = m == M_TGID ? scxpol_hint__task_tgid(id) : 0;
-		/* tgid 0: hidden (or just gone): a process that may be alive stays */
-		bool alive = scxpol_hint__task_alive(id) && (!tgid || tgid == id);
-
-		if (!alive && !bpf_map_delete_elem(c->fd[m], &keys[i]))
+		if (bpf_map_lookup_elem(c->fd[m], &keys[i], &t))
+			continue; /* gone meanwhile */
+		r = task_stale(m, (pid_t)keys[i], t.pid_ino);
+		if (r < 0 && !err)
+			err = r;
+		/* not if written again meanwhile, for the task that has the id now */
+		if (r > 0 && !bpf_map_lookup_elem(c->fd[m], &keys[i], &now) &&
+		    now.pid_ino == t.pid_ino && !bpf_map_delete_elem(c->fd[m], &keys[i]))
 			(*removed)++;
 	}
 	free(keys);
-	return 0;
+	return err ? stale_err(c, m, err) : 0;
 }
 
 static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
@@ -325,7 +359,7 @@ static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
 	__u32 *keys, n_slots = c->max_entries[M_SLOTS], i;
 	size_t n, j;
 	void *k;
-	int r;
+	int r, err = 0;
 
 	r = scxpol_hint__map_slots(c);
 	if (r)
@@ -335,24 +369,43 @@ static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
 		return r;
 	keys = k;
 	for (j = 0; j < n; j++) {
+		struct scxpol_hint_slot *sl = NULL;
+		__u64 ino = 0;
 		__u32 idx;
 
-		if (scxpol_hint__task_alive((pid_t)keys[j]))
+		if (bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &keys[j], &idx))
 			continue;
-		if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &keys[j], &idx) && idx < n_slots)
-			scxpol_hint__slot_release(&c->slots[idx], keys[j]);
+		if (idx < n_slots && __atomic_load_n(&c->slots[idx].tid, __ATOMIC_ACQUIRE) == keys[j]) {
+			sl = &c->slots[idx];
+			ino = __atomic_load_n(&sl->pid_ino, __ATOMIC_ACQUIRE);
+		}
+		/* an index entry whose slot went to another thread: only once its thread is gone */
+		r = sl ? task_stale(M_TID, (pid_t)keys[j], ino)
+		       : !task_alive((pid_t)keys[j]);
+		if (r < 0 && !err)
+			err = r;
+		if (r <= 0)
+			continue;
+		if (sl)
+			scxpol_hint__slot_release(sl, keys[j], ino);
 		if (!bpf_map_delete_elem(c->fd[M_SLOT_IDX], &keys[j]))
 			(*removed)++;
 	}
 	free(keys);
-	/* slots of dead threads whose index entry is gone already */
+	/* slots of gone threads whose index entry is gone already */
 	for (i = 0; i < n_slots; i++) {
 		__u32 tid = __atomic_load_n(&c->slots[i].tid, __ATOMIC_ACQUIRE);
+		__u64 ino = __atomic_load_n(&c->slots[i].pid_ino, __ATOMIC_ACQUIRE);
 
-		if (tid && !scxpol_hint__task_alive((pid_t)tid) && scxpol_hint__slot_release(&c->slots[i], tid))
+		if (!tid)
+			continue;
+		r = task_stale(M_TID, (pid_t)tid, ino);
+		if (r < 0 && !err)
+			err = r;
+		if (r > 0 && scxpol_hint__slot_release(&c->slots[i], tid, ino))
 			(*removed)++;
 	}
-	return 0;
+	return err ? stale_err(c, M_SLOTS, err) : 0;
 }
 
 /* Note step result @r in *@first, with its message in @msg, unless an earlier step failed. */

@@ -33,11 +33,12 @@ int scxpol_hint__map_slots(struct scxpol_hint_client *c)
 	return r;
 }
 
-bool scxpol_hint__slot_release(struct scxpol_hint_slot *s, __u32 tid)
+bool scxpol_hint__slot_release(struct scxpol_hint_slot *s, __u32 tid, __u64 ino)
 {
 	__u32 expect = tid;
 
-	if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != tid)
+	if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != tid ||
+	    __atomic_load_n(&s->pid_ino, __ATOMIC_ACQUIRE) != ino)
 		return false;
 	__atomic_store_n(&s->importance, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
@@ -51,19 +52,31 @@ struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client
 	__u32 tid = (__u32)gettid(), n = c->max_entries[M_SLOTS], i, idx;
 	struct scxpol_hint_thread *t;
 	struct scxpol_hint_slot *s = NULL;
+	__u64 ino;
 	int r;
 
 	scxpol_err_clear();
 	if (!scxpol_hint__in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO))
 		return scxpol_err_ptr(EOPNOTSUPP, "thread %u: registering a thread needs the initial "
 				      "PID namespace (the policy sees tids of that namespace)", tid);
+	r = scxpol_hint__task_ino(M_TID, (pid_t)tid, &ino);
+	if (r)
+		return scxpol_err_ptr(r == -EINVAL ? EOPNOTSUPP : -r, "thread %u: cannot open a pidfd "
+				      "for it: %s (a slot names its thread by its pidfd's inode: "
+				      "pidfs, Linux 6.9 or later)", tid, strerror(-r));
 	r = scxpol_hint__map_slots(c);
 	if (r)
 		return errno = -r, NULL;
 	if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &tid, &idx) && idx < n &&
-	    __atomic_load_n(&c->slots[idx].tid, __ATOMIC_ACQUIRE) == tid)
-		return scxpol_err_ptr(EEXIST, "thread %u is registered already (slot %u); "
-				      "unregister it first", tid, idx);
+	    __atomic_load_n(&c->slots[idx].tid, __ATOMIC_ACQUIRE) == tid) {
+		__u64 owner = __atomic_load_n(&c->slots[idx].pid_ino, __ATOMIC_ACQUIRE);
+
+		if (owner == ino)
+			return scxpol_err_ptr(EEXIST, "thread %u is registered already (slot %u); "
+					      "unregister it first", tid, idx);
+		/* left by an earlier thread with this tid, which is gone */
+		scxpol_hint__slot_release(&c->slots[idx], tid, owner);
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return scxpol_err_ptr(ENOMEM, "out of memory");
@@ -84,11 +97,12 @@ struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client
 				      "taken (raise its nr_slots, or prune dead threads)", tid, n,
 				      c->policy);
 	}
+	__atomic_store_n(&s->pid_ino, ino, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->importance, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
 	if (bpf_map_update_elem(c->fd[M_SLOT_IDX], &tid, &idx, BPF_ANY)) {
 		r = errno;
-		scxpol_hint__slot_release(s, tid);
+		scxpol_hint__slot_release(s, tid, ino);
 		free(t);
 		if (r == E2BIG || r == ENOMEM)
 			return scxpol_err_ptr(ENOSPC, "thread %u: %s/%s is full (%u entries; stale "
@@ -103,6 +117,7 @@ struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client
 	t->slot = s;
 	t->tid = tid;
 	t->idx = idx;
+	t->pid_ino = ino;
 	__atomic_fetch_add(&c->nr_threads, 1, __ATOMIC_RELAXED);
 	return t;
 }
@@ -127,7 +142,7 @@ int scxpol_hint_thread_unregister(struct scxpol_hint_thread *t)
 	c = t->c;
 	if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &t->tid, &idx) && idx == t->idx)
 		bpf_map_delete_elem(c->fd[M_SLOT_IDX], &t->tid);
-	if (!scxpol_hint__slot_release(t->slot, t->tid))
+	if (!scxpol_hint__slot_release(t->slot, t->tid, t->pid_ino))
 		r = scxpol_err(ESRCH, "thread %u: slot %u was released already (the thread "
 			       "exited and the policy or a pruner freed it)", t->tid, t->idx);
 	scxpol_hint__bump(c->gen);

@@ -14,7 +14,8 @@
  *   prune                              removed=N
  *   raw tid|tgid ID class=N|pool=N|importance=N
  *                                      write the map directly, past the
- *                                      client's checks (as a buggy writer would)
+ *                                      client's checks (as a buggy writer would),
+ *                                      for the task that has the id (or none)
  *   slots SOCKET WAKEUPS IMP...        register this thread; per IMP: set it,
  *                                      sleep/wake WAKEUPS times, print the
  *                                      deltas of the policy's counters
@@ -37,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,16 +169,31 @@ static int set_cgroups(const char *dir, struct scxpol_hint *h)
 	return 0;
 }
 
-/* Write a hint straight into the pinned map, bumping nothing. */
+/* The identity a hint for task @id names (<scxpol/abi/hint.h>); 0 if it is gone. */
+static __u64 pid_ino(const char *kind, __u32 id)
+{
+	int fd = (int)syscall(SYS_pidfd_open, id, strcmp(kind, "tid") ? 0 : O_EXCL /* PIDFD_THREAD */);
+	struct stat st;
+	__u64 ino = 0;
+
+	if (fd >= 0 && !fstat(fd, &st))
+		ino = st.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return ino;
+}
+
+/* Write a task hint straight into the pinned map, for the task that has the id, bumping nothing. */
 static int raw(const char *root, const char *kind, const char *id, struct scxpol_hint *h)
 {
 	char path[4200];
 	__u32 key = (__u32)strtoul(id, NULL, 0);
+	struct scxpol_hint_task t = { .hint = *h, .pid_ino = pid_ino(kind, key) };
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/scxpol_hint_%s", root, kind);
 	fd = bpf_obj_get(path);
-	if (fd < 0 || bpf_map_update_elem(fd, &key, h, BPF_ANY)) {
+	if (fd < 0 || bpf_map_update_elem(fd, &key, &t, BPF_ANY)) {
 		fprintf(stderr, "hintctl: raw %s: %s\n", path, strerror(errno));
 		return 1;
 	}

@@ -17,9 +17,9 @@
 
 const struct hint_pin_map hint_pin_maps[NR_HINT_PIN_MAPS] = {
 	{ "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 16, NR_SLOTS, BPF_F_MMAPABLE },
+	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 24, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 24, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 24, NR_SLOTS, BPF_F_MMAPABLE },
 	{ "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, 4, 4, NR_SLOTS, BPF_F_NO_PREALLOC },
 	{ "scxpol_hint_gen", BPF_MAP_TYPE_ARRAY, 4, 8, 1, BPF_F_MMAPABLE },
 	{ "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG },

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -158,7 +159,7 @@ static void test_open_errors(void **state)
 	assert_null(open_at(dir));
 	assert_int_equal(errno, EPROTO);
 	snprintf(err_buf, sizeof(err_buf), "%s/scxpol_hint_tgid: map type 1, key 4 bytes, value 8 "
-		 "bytes, flags 0x1; this libscxpol expects type 1, key 4, value 16 "
+		 "bytes, flags 0x1; this libscxpol expects type 1, key 4, value 24 "
 		 "(<scxpol/abi/hint.h> of the policy and of this program differ)", dir);
 	assert_string_equal(scxpol_last_error(), err_buf);
 }
@@ -1017,6 +1018,219 @@ static void test_prune(void **state)
 	scxpol_hint_client_close(c);
 }
 
+/* --- ids reused ----------------------------------------------------------------- */
+
+/* A child that waits to be killed; its pid. */
+static pid_t spawn_paused(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		/* gone with the test, whatever assertion ends it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+/* Write ns_last_pid so that the next task gets @want; false without it. */
+static bool next_pid(pid_t want)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC), n;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	n = snprintf(buf, sizeof(buf), "%d", (int)want - 1);
+	ok = write(fd, buf, (size_t)n) == n;
+	close(fd);
+	return ok;
+}
+
+/*
+ * A new child that gets pid @want, which is free (other processes of the
+ * host may take it first: try again). 0 when it cannot be had (no
+ * ns_last_pid).
+ */
+static pid_t spawn_as(pid_t want)
+{
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!next_pid(want))
+			return 0;
+		pid = spawn_paused();
+		if (pid == want)
+			return pid;
+		reap(pid);
+	}
+	return 0;
+}
+
+/*
+ * A process exits while no policy runs and a new one gets its pid: the
+ * hints set for the first are not the second's. get says so, and the
+ * prune removes them though the pid is alive.
+ */
+static void test_pid_reused(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
+	struct scxpol_hint_counts n;
+	unsigned int removed;
+	pid_t first, second;
+
+	(void)state;
+	first = spawn_paused();
+	assert_int_equal(scxpol_hint_set_tgid(c, first, &h), 0);
+	assert_int_equal(scxpol_hint_set_tid(c, first, &h), 0);
+	reap(first);
+	second = spawn_as(first);
+	if (!second) {
+		scxpol_hint_client_close(c);
+		skip();
+	}
+	expect_err(scxpol_hint_get_tgid(c, second, &out), ENOENT, "tgid %d: no hint (the entry "
+		   "for this id is of a process that is gone; the prune removes it)", second);
+	expect_err(scxpol_hint_get_tid(c, second, &out), ENOENT, "tid %d: no hint (the entry for "
+		   "this id is of a thread that is gone; the prune removes it)", second);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 2);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.tgids + n.tids, 0);
+	/* its own */
+	assert_int_equal(scxpol_hint_set_tgid(c, second, &h), 0);
+	assert_int_equal(scxpol_hint_get_tgid(c, second, &out), 0);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 0);
+	reap(second);
+	scxpol_hint_client_close(c);
+}
+
+/* Armed: the next write to map @reuse_id first replaces process *reuse_pid by a new one. */
+static __u32 reuse_id;
+static pid_t *reuse_pid;
+
+/* libbpf's, through this hook: the process dies and its pid is reused as the client writes. */
+int bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags)
+{
+	int (*real)(int, const void *, const void *, __u64) =
+		(int (*)(int, const void *, const void *, __u64))dlsym(RTLD_NEXT,
+								      "bpf_map_update_elem");
+
+	if (reuse_id && map_id(fd) == reuse_id) {
+		pid_t old = *reuse_pid;
+
+		reuse_id = 0;
+		reap(old);
+		*reuse_pid = spawn_as(old);
+	}
+	return real(fd, key, value, flags);
+}
+
+/* The process exits between the client's look at it and its write. */
+static void test_pid_reused_under_write(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
+	unsigned int removed;
+	char path[512];
+	pid_t pid, first;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_tgid", root);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	pid = first = spawn_paused();
+	reuse_pid = &pid;
+	reuse_id = map_id(fd);
+	close(fd);
+	assert_int_equal(scxpol_hint_set_tgid(c, pid, &h), 0);
+	if (!pid) {
+		scxpol_hint_client_close(c);
+		skip();
+	}
+	assert_int_equal(pid, first);
+	expect_err(scxpol_hint_get_tgid(c, pid, &out), ENOENT, "tgid %d: no hint (the entry for "
+		   "this id is of a process that is gone; the prune removes it)", pid);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 1);
+	reap(pid);
+	scxpol_hint_client_close(c);
+}
+
+struct tid_reg {
+	struct scxpol_hint_client *c;
+	pid_t tid;
+	struct scxpol_hint_thread *t;
+	int err;
+};
+
+/* Registers, records its tid, and exits registered. */
+static void *register_recorded(void *arg)
+{
+	struct tid_reg *a = arg;
+
+	a->tid = gettid();
+	a->t = scxpol_hint_thread_register(a->c);
+	a->err = a->t ? 0 : errno;
+	return NULL;
+}
+
+/*
+ * A thread exits registered, and a new thread gets its tid: the slot is
+ * the first thread's, so the second registers (it is not "registered
+ * already"), and the first's slot is given back.
+ */
+static void test_tid_reused_slot(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct tid_reg first = { .c = c }, second = { .c = c };
+	struct scxpol_hint_counts n;
+	pthread_t th;
+	int i;
+
+	(void)state;
+	pthread_create(&th, NULL, register_recorded, &first);
+	pthread_join(th, NULL);
+	assert_non_null(first.t);
+	for (i = 0; i < 100; i++) {
+		if (!next_pid(first.tid))
+			break;
+		second = (struct tid_reg){ .c = c };
+		pthread_create(&th, NULL, register_recorded, &second);
+		pthread_join(th, NULL);
+		if (second.tid == first.tid)
+			break;
+		if (second.t)
+			scxpol_hint_thread_unregister(second.t);
+	}
+	if (second.tid != first.tid) {
+		free(first.t);
+		scxpol_hint_client_close(c);
+		skip();
+	}
+	assert_int_equal(second.err, 0);
+	assert_non_null(second.t);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.threads, 1);
+	assert_int_equal(scxpol_hint_thread_unregister(second.t), 0);
+	/* the handle only: its slot went with the second registration */
+	free(first.t);
+	scxpol_hint_client_close(c);
+}
+
 /* --- the policy side ---------------------------------------------------------------- */
 
 static struct scxpol_sched *open_policy(const struct scxpol_skel *skel, const char *pins)
@@ -1190,7 +1404,7 @@ static void test_setup_checks_pinned_flags(void **state)
 	/* scxpol_hint_tid preallocated (flags 0), where the policy says BPF_F_NO_PREALLOC */
 	snprintf(dir, sizeof(dir), "%s/flags", mnt);
 	make_pins(dir, "scxpol_hint_tid", NULL, NULL);
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "hint_test", 4, 16, 64, &mo);
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "hint_test", 4, 24, 64, &mo);
 	assert_true(fd >= 0);
 	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", dir);
 	assert_int_equal(bpf_obj_pin(fd, path), 0);
@@ -1206,7 +1420,7 @@ static void test_setup_checks_pinned_flags(void **state)
 	make_pins(dir, NULL, "scxpol_hint_tgid", NULL);
 	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
 	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s/scxpol_hint_tgid: map type 1, key 4 "
-		   "bytes, value 8 bytes, flags 0x1; this libscxpol expects type 1, key 4, value 16 "
+		   "bytes, value 8 bytes, flags 0x1; this libscxpol expects type 1, key 4, value 24 "
 		   "(<scxpol/abi/hint.h> of the pin's build and of this program differ): remove the "
 		   "pins (rm -r %s) to start afresh", dir, dir);
 	scxpol_sched_close(s);
@@ -1291,6 +1505,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_without_cgroup_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reused_under_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tid_reused_slot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
