@@ -102,17 +102,26 @@ static struct scxpol_hint_client *open_client(void)
 		assert_string_equal(scxpol_last_error(), err_buf);        \
 	} while (0)
 
+/* A pin of the hint maps under root, opened. */
+static int pin(const char *map)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, map);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	return fd;
+}
+
 /* The generation writers bump, in the pins @c opened (those under root). */
 static __u64 gen(struct scxpol_hint_client *c)
 {
-	char path[512];
 	__u64 g;
 	int fd;
 
 	(void)c;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_gen", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_gen");
 	assert_int_equal(bpf_map_lookup_elem(fd, &(__u32){ 0 }, &g), 0);
 	close(fd);
 	return g;
@@ -460,13 +469,10 @@ static void test_no_pools(void **state)
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint h = { .pool = 0, .flags = SCXPOL_HINT_F_POOL };
 	struct scxpol_hint_meta m = { .nr_classes = 0 };
-	char path[512];
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_meta");
 	assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
 	close(fd);
 	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 0 out of range: "
@@ -677,17 +683,14 @@ int bpf_map_get_next_key(int fd, const void *key, void *next_key)
 /* An entry deleted under the walk: the others are counted once each, not twice. */
 static void test_count_while_entries_go(void **state)
 {
-	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint_task h = { .hint = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS } };
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint_counts n;
-	char path[512];
 	__u32 tid;
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_tid");
 	for (tid = 1000; tid < 1010; tid++)
 		assert_int_equal(bpf_map_update_elem(fd, &tid, &h, BPF_ANY), 0);
 	/* the third key the walk stands on goes (after it was counted) */
@@ -705,13 +708,10 @@ static void test_count_while_entries_go(void **state)
 static struct scxpol_hint_slot slot_at(struct scxpol_hint_client *c, __u32 idx)
 {
 	struct scxpol_hint_slot s;
-	char path[512];
 	int fd;
 
 	(void)c;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_slots", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_slots");
 	assert_int_equal(bpf_map_lookup_elem(fd, &idx, &s), 0);
 	close(fd);
 	return s;
@@ -719,12 +719,9 @@ static struct scxpol_hint_slot slot_at(struct scxpol_hint_client *c, __u32 idx)
 
 static int slot_of(__u32 tid, __u32 *idx)
 {
-	char path[512];
 	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/scxpol_hint_slot_idx", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_slot_idx");
 	r = bpf_map_lookup_elem(fd, &tid, idx);
 	close(fd);
 	return r;
@@ -774,12 +771,10 @@ static void test_thread_slot(void **state)
 	t = scxpol_hint_thread_register(c);
 	assert_non_null(t);
 	{
-		char path[512];
 		struct scxpol_hint_slot z = { 0 };
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/scxpol_hint_slots", root);
-		fd = bpf_obj_get(path);
+		fd = pin("scxpol_hint_slots");
 		assert_int_equal(bpf_map_update_elem(fd, &idx, &z, BPF_ANY), 0);
 		close(fd);
 	}
@@ -1144,14 +1139,11 @@ static void test_pid_reused_under_write(void **state)
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
 	unsigned int removed;
-	char path[512];
 	pid_t pid, first;
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_tgid", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_tgid");
 	pid = first = spawn_paused();
 	reuse_pid = &pid;
 	reuse_id = map_id(fd);

@@ -977,36 +977,38 @@ static void test_server_private_dir(void **state)
 	struct scxpol_sched *s = open_minimal();
 	struct scxpol_stats_server *srv;
 	char d[200], other[200], path[256], lock[300];
+	static const struct {
+		const char *name, *what, *who;
+		mode_t mode;
+		uid_t uid;
+	} bad[] = {
+		{ "grp", "is writable by its group (mode 0770)", "they", 0770, 0 },
+		{ "theirs", "belongs to uid 65534, not to root or this user", "its owner", 0755,
+		  65534 },
+		/* sticky is no shelter for the socket's own directory */
+		{ "sticky", "is writable by everyone (mode 1777)", "they", 01777, 0 },
+	};
 	struct dirent *de;
 	struct stat sb;
 	unsigned int n;
 	pid_t holder;
+	size_t i;
 	DIR *dd;
 	int fd;
 
 	(void)state;
 	if (geteuid())
 		skip();
-	/* a directory its group may write to, or another user's */
-	snprintf(d, sizeof(d), "%s/grp", dir);
-	assert_int_equal(mkdir(d, 0770), 0);
-	assert_int_equal(chmod(d, 0770), 0);
-	snprintf(path, sizeof(path), "%s/x.sock", d);
-	expect_refused(s, path, EPERM, "stats socket directory %s: %s is writable by its group "
-		       "(mode 0770): they could replace the socket", d, d);
-	snprintf(d, sizeof(d), "%s/theirs", dir);
-	assert_int_equal(mkdir(d, 0755), 0);
-	assert_int_equal(chown(d, 65534, 65534), 0);
-	snprintf(path, sizeof(path), "%s/x.sock", d);
-	expect_refused(s, path, EPERM, "stats socket directory %s: %s belongs to uid 65534, not "
-		       "to root or this user: its owner could replace the socket", d, d);
-	/* sticky is no shelter for the socket's own directory */
-	snprintf(d, sizeof(d), "%s/sticky", dir);
-	assert_int_equal(mkdir(d, 0700), 0);
-	assert_int_equal(chmod(d, 01777), 0);
-	snprintf(path, sizeof(path), "%s/x.sock", d);
-	expect_refused(s, path, EPERM, "stats socket directory %s: %s is writable by everyone "
-		       "(mode 1777): they could replace the socket", d, d);
+	/* a directory its group may write to, another user's, a sticky one */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(d, sizeof(d), "%s/%s", dir, bad[i].name);
+		assert_int_equal(mkdir(d, 0700), 0);
+		assert_int_equal(chmod(d, bad[i].mode), 0);
+		assert_int_equal(chown(d, bad[i].uid, bad[i].uid), 0);
+		snprintf(path, sizeof(path), "%s/x.sock", d);
+		expect_refused(s, path, EPERM, "stats socket directory %s: %s %s: %s could replace "
+			       "the socket", d, d, bad[i].what, bad[i].who);
+	}
 
 	/* a link for the directory, even to a good one */
 	snprintf(d, sizeof(d), "%s/good", dir);
