@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/pidfd.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -654,7 +654,7 @@ int scxpol_hint__task_ino(int m, pid_t id, __u64 *ino)
 	struct stat st;
 	int fd, r = 0;
 
-	fd = (int)syscall(SYS_pidfd_open, id, m == M_TID ? PIDFD_THREAD : 0);
+	fd = pidfd_open(id, m == M_TID ? PIDFD_THREAD : 0);
 	/* a thread's id as a process's: EINVAL before Linux 6.13 or so, ENOENT since */
 	if (fd < 0 && m == M_TGID && errno == ENOENT)
 		return -EINVAL;
@@ -668,6 +668,21 @@ int scxpol_hint__task_ino(int m, pid_t id, __u64 *ino)
 		*ino = st.st_ino;
 	close(fd);
 	return r;
+}
+
+const char *scxpol_hint__ino_err(int r)
+{
+	switch (r) {
+	case -ENOSYS:
+		return "pidfd_open() is not offered (ENOSYS): it needs Linux 5.3 or later, and a "
+		       "tool this process runs under may not know it (valgrind 3.19 does not)";
+	case -EOPNOTSUPP:
+		return "a pidfd's inode does not name its task without pidfs (Linux 6.9 or later)";
+	case -EINVAL:
+		return "pidfd_open() refused PIDFD_THREAD (Linux 6.9 or later)";
+	default:
+		return strerror(-r);
+	}
 }
 
 bool scxpol_hint__in_init_ns(const char *ns, unsigned int ino)
@@ -714,11 +729,10 @@ static int task_target(int m, pid_t id, __u64 *ino, char *what, size_t len)
 					  (int)tgid);
 		return scxpol_err(ESRCH, "%s: a thread, not a process", what);
 	}
-	if (r == -EOPNOTSUPP || r == -EINVAL || r == -ENOSYS)
-		return scxpol_err(EOPNOTSUPP, "%s: task hints need pidfs (Linux 6.9 or later): a "
-				  "hint names its task by its pidfd's inode, as ids are reused", what);
 	if (r)
-		return scxpol_err(-r, "%s: cannot open a pidfd for it: %s", what, strerror(-r));
+		return scxpol_err(r == -EINVAL ? EOPNOTSUPP : -r, "%s: a hint names its task by its "
+				  "pidfd's inode, as ids are reused: %s", what,
+				  scxpol_hint__ino_err(r));
 	return 0;
 }
 

@@ -78,9 +78,11 @@ SCXPOL_HIDDEN bool scxpol_hint__slot_release(struct scxpol_hint_slot *s, __u32 t
  * the inode number of a pidfd for it, as a thread (@m M_TID) or a process
  * (M_TGID). 0, or without a message -ESRCH (no such task), -EINVAL (M_TGID:
  * a thread, not a process; or a kernel without PIDFD_THREAD), -EOPNOTSUPP
- * (no pidfs: Linux before 6.9), another errno.
+ * (no pidfs: Linux before 6.9), -ENOSYS (no pidfd_open()), another errno.
  */
 SCXPOL_HIDDEN int scxpol_hint__task_ino(int m, pid_t id, __u64 *ino);
+/* Why _task_ino() failed with @r (not -ESRCH), naming the call or kernel feature missing. */
+SCXPOL_HIDDEN const char *scxpol_hint__ino_err(int r);
 /* Whether this process is in the namespace whose /proc/self/ns/ file @ns has inode @ino. */
 SCXPOL_HIDDEN bool scxpol_hint__in_init_ns(const char *ns, unsigned int ino);
 

@@ -323,8 +323,7 @@ static int task_stale(int m, pid_t id, __u64 ino)
 static int stale_err(const struct scxpol_hint_client *c, int m, int r)
 {
 	return scxpol_err(-r, "cannot tell the tasks of %s/%s from earlier ones with their ids: "
-			  "%s%s", c->root, scxpol_hint_maps[m].name, strerror(-r),
-			  r == -EOPNOTSUPP || r == -EINVAL ? " (pidfs: Linux 6.9 or later)" : "");
+			  "%s", c->root, scxpol_hint_maps[m].name, scxpol_hint__ino_err(r));
 }
 
 static int prune_tasks(struct scxpol_hint_client *c, int m, unsigned int *removed)

@@ -61,9 +61,9 @@ struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client
 				      "PID namespace (the policy sees tids of that namespace)", tid);
 	r = scxpol_hint__task_ino(M_TID, (pid_t)tid, &ino);
 	if (r)
-		return scxpol_err_ptr(r == -EINVAL ? EOPNOTSUPP : -r, "thread %u: cannot open a pidfd "
-				      "for it: %s (a slot names its thread by its pidfd's inode: "
-				      "pidfs, Linux 6.9 or later)", tid, strerror(-r));
+		return scxpol_err_ptr(r == -EINVAL ? EOPNOTSUPP : -r, "thread %u: a slot names its "
+				      "thread by its pidfd's inode: %s", tid,
+				      scxpol_hint__ino_err(r));
 	r = scxpol_hint__map_slots(c);
 	if (r)
 		return errno = -r, NULL;

@@ -141,10 +141,11 @@ SCXPOL_API int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const
  * The hint is this process's: a later process given the same pid does not
  * inherit it, also when this one exits before the write lands (the BPF
  * side ignores it, counted in hint_stale; the prune removes it). -ESRCH
- * when no such process exists; -EOPNOTSUPP without pidfs; otherwise as
- * _set_cgroup_id. Ids are those of the initial PID namespace: every _tgid
- * and _tid call from another (a container's) is -EOPNOTSUPP, since its
- * numbers name other tasks of the host's.
+ * when no such process exists; -EOPNOTSUPP without pidfs; -ENOSYS
+ * without pidfd_open(); otherwise as _set_cgroup_id. Ids are those of the
+ * initial PID namespace: every _tgid and _tid call from another (a
+ * container's) is -EOPNOTSUPP, since its numbers name other tasks of the
+ * host's.
  */
 SCXPOL_API int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid,
 				    const struct scxpol_hint *h);
@@ -209,7 +210,7 @@ SCXPOL_API int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_
  * hints; the slot names this thread (as _set_tid), so a later thread given
  * its tid does not inherit it. NULL + errno: ENOSPC (every slot taken),
  * EEXIST (the thread is registered already), EOPNOTSUPP (not in the
- * initial PID namespace, or no pidfs).
+ * initial PID namespace, or no pidfs), ENOSYS (no pidfd_open()).
  */
 SCXPOL_API struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client *c);
 

@@ -40,6 +40,7 @@
 #include "hintpol.bpf.skel.h"
 #include "internal.h"
 #include "minimal.bpf.skel.h"
+#include "pidfd_native.h"
 
 SCXPOL_SKEL_DEFINE(hintpol_bpf);
 SCXPOL_SKEL_DEFINE(minimal_bpf);
@@ -71,6 +72,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	pidfd_native_fail = 0; /* a failed test_no_pidfd_open() fails no other */
 	if (mounted)
 		umount(mnt);
 	rmdir(mnt);
@@ -312,8 +314,10 @@ static void test_limits_not_writable(void **state)
 	share_pins();
 	pid = fork();
 	assert_true(pid >= 0);
-	if (!pid)
+	if (!pid) {
+		scxpol_hint_client_close(c); /* the child's copy: no leak under valgrind */
 		_exit(child_tamper());
+	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -445,10 +449,14 @@ static void test_other_pid_namespace(void **state)
 
 			if (r != -EOPNOTSUPP || strcmp(scxpol_last_error(), want)) {
 				fprintf(stderr, "set_tgid: %d, '%s'\n", r, scxpol_last_error());
-				_exit(1);
+				r = 1;
+			} else {
+				r = scxpol_hint_clear_tid(c, 1) == -EOPNOTSUPP ? 0 : 2;
 			}
-			_exit(scxpol_hint_clear_tid(c, 1) == -EOPNOTSUPP ? 0 : 2);
+			scxpol_hint_client_close(c);
+			_exit(r);
 		}
+		scxpol_hint_client_close(c);
 		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
 			_exit(3);
 		_exit(WEXITSTATUS(status));
@@ -608,14 +616,17 @@ static int hidden_child(int (*fn)(struct scxpol_hint_client *c))
 	return r;
 }
 
-static int run_hidden(int (*fn)(struct scxpol_hint_client *c))
+/* hidden_child(@fn) in a child of this process, which has client @own open. */
+static int run_hidden(struct scxpol_hint_client *own, int (*fn)(struct scxpol_hint_client *c))
 {
 	int status;
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
-	if (!pid)
+	if (!pid) {
+		scxpol_hint_client_close(own); /* the child's copy: no leak under valgrind */
 		_exit(hidden_child(fn));
+	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	return WEXITSTATUS(status);
@@ -639,10 +650,10 @@ static void test_hidden_tasks(void **state)
 	pthread_barrier_wait(&w.b);
 	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
 	share_pins();
-	assert_int_equal(run_hidden(set_parent), 0);
+	assert_int_equal(run_hidden(c, set_parent), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
 	assert_int_equal(h.class_id, 2);
-	assert_int_equal(run_hidden(do_prune), 0);
+	assert_int_equal(run_hidden(c, do_prune), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
 	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
 	assert_int_equal(scxpol_hint_get_tid(c, w.tid, &h), 0);
@@ -1223,6 +1234,44 @@ static void test_tid_reused_slot(void **state)
 	scxpol_hint_client_close(c);
 }
 
+/*
+ * A kernel without pidfd_open() (or a tool that does not know the call):
+ * every call that names a task says which call is missing, and the prune
+ * cannot tell an entry's task from an earlier one with its id.
+ */
+static void test_no_pidfd_open(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	const char *why = "pidfd_open() is not offered (ENOSYS): it needs Linux 5.3 or later, "
+			  "and a tool this process runs under may not know it (valgrind 3.19 "
+			  "does not)";
+	pid_t tid = gettid();
+	unsigned int removed = 0;
+
+	(void)state;
+	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
+	pidfd_native_fail = ENOSYS;
+	expect_err(scxpol_hint_set_tid(c, tid, &h), ENOSYS, "tid %d: a hint names its task by "
+		   "its pidfd's inode, as ids are reused: %s", tid, why);
+	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), ENOSYS, "tgid %d: a hint names its "
+		   "task by its pidfd's inode, as ids are reused: %s", getpid(), why);
+	expect_err(scxpol_hint_get_tid(c, tid, &h), ENOSYS, "tid %d: a hint names its task by "
+		   "its pidfd's inode, as ids are reused: %s", tid, why);
+	assert_null(scxpol_hint_thread_register(c));
+	assert_int_equal(errno, ENOSYS);
+	snprintf(err_buf, sizeof(err_buf), "thread %d: a slot names its thread by its pidfd's "
+		 "inode: %s", tid, why);
+	assert_string_equal(scxpol_last_error(), err_buf);
+	expect_err(scxpol_hint_prune(c, &removed), ENOSYS, "cannot tell the tasks of "
+		   "%s/scxpol_hint_tid from earlier ones with their ids: %s", root, why);
+	assert_int_equal(removed, 0);
+	pidfd_native_fail = 0;
+	assert_int_equal(scxpol_hint_get_tid(c, tid, &h), 0);
+	assert_int_equal(h.class_id, 1);
+	scxpol_hint_client_close(c);
+}
+
 /* --- the policy side ---------------------------------------------------------------- */
 
 static struct scxpol_sched *open_policy(const struct scxpol_skel *skel, const char *pins)
@@ -1500,6 +1549,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pid_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_under_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tid_reused_slot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_pidfd_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
