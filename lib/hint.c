@@ -1,76 +1,49 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Hints: the policy-side setup and the client of the pinned hint maps. */
-#include <dirent.h>
+/* Hints: the policy-side setup, and the client of the pinned hint maps: open, set, get, clear. */
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/pidfd.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "hint_client.h"
 #include "internal.h"
 #include "scxpol/hint.h"
 #include "scxpol/sched.h"
 
-/* /proc/self/ns/{pid,cgroup} inode numbers of the initial namespaces */
-#define PROC_PID_INIT_INO 0xEFFFFFFCU
-#define PROC_CGROUP_INIT_INO 0xEFFFFFFBU
 /* sanity caps on map sizes */
 #define MAX_SLOTS (1U << 20)
 #define MAX_ENTRIES (1U << 24)
 
-enum { M_CGRP, M_TGID, M_TID, M_SLOTS, M_SLOT_IDX, M_META, M_NR };
-
-static const struct hint_map_def {
-	const char *name;
-	__u32 type, key_size, value_size;
-	bool mmapable;
-	const char *limit; /* scxpol_hint_limits field sizing it */
-} defs[M_NR] = {
+const struct hint_map_def scxpol_hint_maps[M_NR] = {
 	[M_CGRP] = { "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, sizeof(__u64),
-		     sizeof(struct scxpol_hint), false, "max_cgroups" },
+		     sizeof(struct scxpol_hint), 0, "max_cgroups" },
 	[M_TGID] = { "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, sizeof(__u32),
-		     sizeof(struct scxpol_hint), false, "max_tgids" },
+		     sizeof(struct scxpol_hint_task), 0, "max_tgids" },
 	[M_TID] = { "scxpol_hint_tid", BPF_MAP_TYPE_HASH, sizeof(__u32),
-		    sizeof(struct scxpol_hint), false, "max_tids" },
+		    sizeof(struct scxpol_hint_task), 0, "max_tids" },
 	[M_SLOTS] = { "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
-		      sizeof(struct scxpol_hint_slot), true, "nr_slots" },
+		      sizeof(struct scxpol_hint_slot), BPF_F_MMAPABLE, "nr_slots" },
 	[M_SLOT_IDX] = { "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, sizeof(__u32),
-			 sizeof(__u32), false, "nr_slots" },
+			 sizeof(__u32), 0, "nr_slots" },
+	[M_GEN] = { "scxpol_hint_gen", BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(__u64),
+		    BPF_F_MMAPABLE, NULL },
 	[M_META] = { "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, sizeof(__u32),
-		     sizeof(struct scxpol_hint_meta), true, NULL },
+		     sizeof(struct scxpol_hint_meta), BPF_F_RDONLY_PROG, NULL },
 };
 
-struct scxpol_hint_client {
-	char policy[NAME_MAX + 1];
-	char root[PATH_MAX];
-	int fd[M_NR];
-	__u32 max_entries[M_NR];
-	struct scxpol_hint_meta *meta; /* mmap-ed */
-	pthread_mutex_t lock;          /* mapping the slots */
-	struct scxpol_hint_slot *slots; /* mmap-ed on first registration */
-	size_t slots_len;
-	unsigned int nr_threads;
-};
-
-struct scxpol_hint_thread {
-	struct scxpol_hint_client *c;
-	struct scxpol_hint_slot *slot;
-	__u32 tid;
-	__u32 idx;
-};
-
-static size_t map_mmap_len(__u32 value_size, __u32 max_entries)
+size_t scxpol_hint__mmap_len(__u32 value_size, __u32 max_entries)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	/* array elements are 8-byte aligned */
@@ -78,7 +51,6 @@ static size_t map_mmap_len(__u32 value_size, __u32 max_entries)
 
 	return (len + page - 1) / page * page;
 }
-
 void scxpol_owner_name(const struct stat *st, char *buf, size_t len)
 {
 	char ubuf[1024], gbuf[1024], u[64], g[64];
@@ -140,14 +112,14 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 	if (bpf_map_get_info_by_fd(fd, &info, &len))
 		return scxpol_err(errno, "cannot query map %s: %s", path, strerror(errno));
 	if (info.type != d->type || info.key_size != d->key_size ||
-	    info.value_size != d->value_size ||
-	    d->mmapable != !!(info.map_flags & BPF_F_MMAPABLE))
+	    info.value_size != d->value_size || (info.map_flags & CHECKED_FLAGS) != d->flags)
 		return scxpol_err(mismatch_err, "%s: map type %u, key %u bytes, value %u bytes, flags "
-				  "0x%x; this libscxpol expects type %u, key %u, value %u%s "
+				  "0x%x; this libscxpol expects type %u, key %u, value %u%s%s "
 				  "(<scxpol/abi/hint.h> of %s and of this program differ)%s%.*s%s",
 				  path, info.type, info.key_size, info.value_size, info.map_flags,
 				  d->type, d->key_size, d->value_size,
-				  d->mmapable ? ", BPF_F_MMAPABLE" : "",
+				  d->flags & BPF_F_MMAPABLE ? ", BPF_F_MMAPABLE" : "",
+				  d->flags & BPF_F_RDONLY_PROG ? ", BPF_F_RDONLY_PROG" : "",
 				  obj_map ? "the pin's build" : "the policy",
 				  obj_map ? ": remove the pins (rm -r " : "", obj_map ? dir_len : 0, path,
 				  obj_map ? ") to start afresh" : "");
@@ -172,10 +144,10 @@ static int check_map(int fd, const struct hint_map_def *d, const char *path, __u
 	return 0;
 }
 
-static void bump_gen(struct scxpol_hint_meta *meta)
+void scxpol_hint__bump(__u64 *gen)
 {
 	/* after the write it announces: BPF reads gen before the maps */
-	__atomic_fetch_add(&meta->gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(gen, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- Policy side ------------------------------------------------------- */
@@ -197,55 +169,78 @@ static __u32 limit_of(const struct scxpol_hint_limits *lim, int m)
 	}
 }
 
-/* Write @lim into the loaded object's meta map and bump its generation. */
+/*
+ * Write @m into the loaded object's scxpol_hint_meta (@old: its content
+ * before; NULL: write anyway) and bump the generation: cached hints were
+ * checked against the old limits. The loader's own descriptors: the pins
+ * give the group that writes hints no write access to the limits.
+ */
+static int write_meta(struct scxpol_sched *s, const struct scxpol_hint_meta *m,
+		      const struct scxpol_hint_meta *old)
+{
+	struct bpf_object *obj = scxpol_sched_object(s);
+	struct bpf_map *meta = bpf_object__find_map_by_name(obj, scxpol_hint_maps[M_META].name);
+	struct bpf_map *gen = bpf_object__find_map_by_name(obj, scxpol_hint_maps[M_GEN].name);
+	size_t len = scxpol_hint__mmap_len(sizeof(__u64), 1);
+	__u32 zero = 0;
+	__u64 *g;
+
+	if (old && !memcmp(old, m, sizeof(*m)))
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(meta), &zero, m, BPF_ANY))
+		return scxpol_err(errno, "%s: cannot write %s: %s", scxpol_sched_name(s),
+				  scxpol_hint_maps[M_META].name, strerror(errno));
+	g = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(gen), 0);
+	if (g == MAP_FAILED)
+		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
+				  scxpol_hint_maps[M_GEN].name, strerror(errno));
+	scxpol_hint__bump(g);
+	munmap(g, len);
+	return 0;
+}
+
+/* Write @lim into the loaded object's meta map and bump the generation. */
 static int publish_limits(struct scxpol_sched *s, const void *data)
 {
 	const struct scxpol_hint_limits *lim = data;
-	struct bpf_object *obj = scxpol_sched_object(s);
-	struct bpf_map *meta_map = bpf_object__find_map_by_name(obj, defs[M_META].name);
-	struct bpf_map *slots = bpf_object__find_map_by_name(obj, defs[M_SLOTS].name);
-	struct scxpol_hint_meta *meta;
-	size_t len = map_mmap_len(sizeof(*meta), 1);
+	struct bpf_map *slots = bpf_object__find_map_by_name(scxpol_sched_object(s),
+							     scxpol_hint_maps[M_SLOTS].name);
+	struct scxpol_hint_meta m = {
+		.nr_pools = OPTS_GET(lim, nr_pools, 0),
+		.nr_classes = OPTS_GET(lim, nr_classes, 0),
+		.max_importance = OPTS_GET(lim, max_importance, 0),
+		.nr_slots = bpf_map__max_entries(slots),
+	};
+	int r = write_meta(s, &m, NULL);
 
-	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(meta_map), 0);
-	if (meta == MAP_FAILED)
-		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
-				  defs[M_META].name, strerror(errno));
-	meta->nr_pools = OPTS_GET(lim, nr_pools, 0);
-	meta->nr_classes = OPTS_GET(lim, nr_classes, 0);
-	meta->max_importance = OPTS_GET(lim, max_importance, 0);
-	meta->nr_slots = bpf_map__max_entries(slots);
-	bump_gen(meta);
-	munmap(meta, len);
+	if (r)
+		return r;
 	scxpol_log(SCXPOL_LOG_INFO, "%s: hints: %u pools, %u classes, importance <= %u, %u slots",
-		   scxpol_sched_name(s), OPTS_GET(lim, nr_pools, 0), OPTS_GET(lim, nr_classes, 0),
-		   OPTS_GET(lim, max_importance, 0), bpf_map__max_entries(slots));
+		   scxpol_sched_name(s), m.nr_pools, m.nr_classes, m.max_importance, m.nr_slots);
 	return 0;
 }
 
 int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
 {
 	struct bpf_object *obj = scxpol_sched_object(s);
-	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, defs[M_META].name) : NULL;
-	size_t len = map_mmap_len(sizeof(struct scxpol_hint_meta), 1);
-	struct scxpol_hint_meta *meta;
-	__u32 old;
+	struct bpf_map *map =
+		obj ? bpf_object__find_map_by_name(obj, scxpol_hint_maps[M_META].name) : NULL;
+	struct scxpol_hint_meta old, m;
+	__u32 zero = 0;
+	int r;
 
 	if (!map || bpf_map__fd(map) < 0)
 		return 0; /* the policy does not use hints */
-	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
-	if (meta == MAP_FAILED)
-		return scxpol_err(errno, "%s: cannot map %s: %s", scxpol_sched_name(s),
-				  defs[M_META].name, strerror(errno));
-	old = __atomic_exchange_n(&meta->nr_pools, nr_pools, __ATOMIC_SEQ_CST);
-	/* cached hints were checked against the old count: make tasks resolve again */
-	if (old != nr_pools)
-		bump_gen(meta);
-	munmap(meta, len);
-	if (old != nr_pools)
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, &old))
+		return scxpol_err(errno, "%s: cannot read %s: %s", scxpol_sched_name(s),
+				  scxpol_hint_maps[M_META].name, strerror(errno));
+	m = old;
+	m.nr_pools = nr_pools;
+	r = write_meta(s, &m, &old);
+	if (!r && old.nr_pools != nr_pools)
 		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pools 0..%d now (were 0..%d)",
-			   scxpol_sched_name(s), (int)nr_pools - 1, (int)old - 1);
-	return 0;
+			   scxpol_sched_name(s), (int)nr_pools - 1, (int)old.nr_pools - 1);
+	return r;
 }
 
 int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
@@ -265,18 +260,18 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 	if (!obj)
 		return scxpol_err(EINVAL, "scxpol_hint_setup: the scheduler has no BPF object open");
 	for (i = 0; i < M_NR; i++) {
-		maps[i] = bpf_object__find_map_by_name(obj, defs[i].name);
+		maps[i] = bpf_object__find_map_by_name(obj, scxpol_hint_maps[i].name);
 		if (!maps[i])
 			return scxpol_err(EINVAL, "%s: the BPF object has no map '%s'; include "
 					  "<scxpol/hint.bpf.h> in the policy", scxpol_sched_name(s),
-					  defs[i].name);
+					  scxpol_hint_maps[i].name);
 	}
 	if (OPTS_GET(lim, nr_slots, 0) > MAX_SLOTS)
 		return scxpol_err(EINVAL, "hint limits: nr_slots %u is more than %u",
 				  OPTS_GET(lim, nr_slots, 0), MAX_SLOTS);
 	for (i = M_CGRP; i <= M_TID; i++)
 		if (limit_of(lim, i) > MAX_ENTRIES)
-			return scxpol_err(EINVAL, "hint limits: %s %u is more than %u", defs[i].limit,
+			return scxpol_err(EINVAL, "hint limits: %s %u is more than %u", scxpol_hint_maps[i].limit,
 					  limit_of(lim, i), MAX_ENTRIES);
 
 	loaded = bpf_map__fd(maps[M_META]) >= 0;
@@ -289,17 +284,17 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 				return scxpol_err(EINVAL, "%s: %s was loaded with %u entries, the "
 						  "limits ask for %u (%s); call scxpol_hint_setup() "
 						  "from the configure hook to size it",
-						  scxpol_sched_name(s), defs[i].name,
-						  bpf_map__max_entries(maps[i]), want, defs[i].limit);
+						  scxpol_sched_name(s), scxpol_hint_maps[i].name,
+						  bpf_map__max_entries(maps[i]), want, scxpol_hint_maps[i].limit);
 			continue;
 		}
 		/* a pinned map is reused as is: check it now, with a useful message */
-		snprintf(path, sizeof(path), "%s/%s", scxpol_sched_pin_root(s), defs[i].name);
+		snprintf(path, sizeof(path), "%s/%s", scxpol_sched_pin_root(s), scxpol_hint_maps[i].name);
 		fd = bpf_obj_get(path);
 		if (fd < 0 && errno != ENOENT)
 			return scxpol_err(errno, "cannot open %s: %s", path, strerror(errno));
 		if (fd >= 0) {
-			r = check_map(fd, &defs[i], path, want, maps[i], &pinned, EEXIST);
+			r = check_map(fd, &scxpol_hint_maps[i], path, want, maps[i], &pinned, EEXIST);
 			close(fd);
 			if (r)
 				return r;
@@ -309,7 +304,7 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 			r = bpf_map__set_max_entries(maps[i], want);
 			if (r)
 				return scxpol_err(-r, "%s: cannot size %s to %u: %s", scxpol_sched_name(s),
-						  defs[i].name, want, strerror(-r));
+						  scxpol_hint_maps[i].name, want, strerror(-r));
 		}
 	}
 	memset(&copy, 0, sizeof(copy));
@@ -325,6 +320,7 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 						   const struct scxpol_hint_client_opts *opts)
 {
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
 	struct scxpol_hint_client *c;
 	const char *root;
 	char path[PATH_MAX + 32], why[PATH_MAX + 512];
@@ -343,7 +339,7 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 		return scxpol_err_ptr(ENOMEM, "out of memory");
 	for (i = 0; i < M_NR; i++)
 		c->fd[i] = -1;
-	c->meta = MAP_FAILED;
+	c->gen = MAP_FAILED;
 	pthread_mutex_init(&c->lock, NULL);
 	snprintf(c->policy, sizeof(c->policy), "%s", policy);
 	root = OPTS_GET(opts, pin_root, NULL);
@@ -358,8 +354,9 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 		goto fail;
 	}
 	for (i = 0; i < M_NR; i++) {
-		snprintf(path, sizeof(path), "%s/%s", c->root, defs[i].name);
-		c->fd[i] = bpf_obj_get(path);
+		snprintf(path, sizeof(path), "%s/%s", c->root, scxpol_hint_maps[i].name);
+		/* the limits are the loader's: read-only to the group that writes hints */
+		c->fd[i] = bpf_obj_get_opts(path, i == M_META ? &ro : NULL);
 		if (c->fd[i] < 0) {
 			int e = errno;
 
@@ -377,14 +374,14 @@ struct scxpol_hint_client *scxpol_hint_client_open(const char *policy,
 			}
 			goto fail;
 		}
-		r = check_map(c->fd[i], &defs[i], path, 0, NULL, &c->max_entries[i], EPROTO);
+		r = check_map(c->fd[i], &scxpol_hint_maps[i], path, 0, NULL, &c->max_entries[i], EPROTO);
 		if (r)
 			goto fail;
 	}
-	c->meta = mmap(NULL, map_mmap_len(sizeof(*c->meta), 1), PROT_READ | PROT_WRITE, MAP_SHARED,
-		       c->fd[M_META], 0);
-	if (c->meta == MAP_FAILED) {
-		r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, defs[M_META].name,
+	c->gen = mmap(NULL, scxpol_hint__mmap_len(sizeof(*c->gen), 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->fd[M_GEN], 0);
+	if (c->gen == MAP_FAILED) {
+		r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, scxpol_hint_maps[M_GEN].name,
 			       strerror(errno));
 		goto fail;
 	}
@@ -404,8 +401,8 @@ void scxpol_hint_client_close(struct scxpol_hint_client *c)
 	if (c->nr_threads)
 		scxpol_log(SCXPOL_LOG_WARN, "hint client of '%s' closed with %u threads still "
 			   "registered", c->policy, c->nr_threads);
-	if (c->meta != MAP_FAILED)
-		munmap(c->meta, map_mmap_len(sizeof(*c->meta), 1));
+	if (c->gen != MAP_FAILED)
+		munmap(c->gen, scxpol_hint__mmap_len(sizeof(*c->gen), 1));
 	if (c->slots)
 		munmap(c->slots, c->slots_len);
 	for (i = 0; i < M_NR; i++)
@@ -452,17 +449,21 @@ int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy, cons
 static int check_hint(struct scxpol_hint_client *c, const char *what, const struct scxpol_hint *h)
 {
 	struct scxpol_hint_meta m;
+	__u32 zero = 0;
 
-	m.nr_pools = __atomic_load_n(&c->meta->nr_pools, __ATOMIC_RELAXED);
-	m.nr_classes = __atomic_load_n(&c->meta->nr_classes, __ATOMIC_RELAXED);
-	m.max_importance = __atomic_load_n(&c->meta->max_importance, __ATOMIC_RELAXED);
+	if (bpf_map_lookup_elem(c->fd[M_META], &zero, &m))
+		return scxpol_err(errno, "%s: cannot read the limits in %s/%s: %s", what, c->root,
+				  scxpol_hint_maps[M_META].name, strerror(errno));
 	return scxpol_hint_check(&m, c->policy, what, h);
 }
 
+/* Write @h for @key into map @m; for a task map, with the task's identity @pid_ino. */
 static int map_set(struct scxpol_hint_client *c, int m, const void *key, const char *what,
-		   const struct scxpol_hint *h)
+		   const struct scxpol_hint *h, __u64 pid_ino)
 {
+	struct scxpol_hint_task t;
 	struct scxpol_hint v;
+	const void *value = &v;
 	int r;
 
 	r = check_hint(c, what, h);
@@ -476,16 +477,20 @@ static int map_set(struct scxpol_hint_client *c, int m, const void *key, const c
 		v.class_id = 0;
 	if (!(v.flags & SCXPOL_HINT_F_IMPORTANCE))
 		v.importance = 0;
-	if (bpf_map_update_elem(c->fd[m], key, &v, BPF_ANY)) {
+	if (m != M_CGRP) {
+		t = (struct scxpol_hint_task){ .hint = v, .pid_ino = pid_ino };
+		value = &t;
+	}
+	if (bpf_map_update_elem(c->fd[m], key, value, BPF_ANY)) {
 		r = errno;
 		if (r == E2BIG || r == ENOMEM)
 			return scxpol_err(ENOSPC, "%s: %s/%s is full (%u entries): remove stale "
 					  "hints (scxpol_hint_prune) or raise the policy's %s", what,
-					  c->root, defs[m].name, c->max_entries[m], defs[m].limit);
-		return scxpol_err(r, "%s: cannot write %s/%s: %s", what, c->root, defs[m].name,
+					  c->root, scxpol_hint_maps[m].name, c->max_entries[m], scxpol_hint_maps[m].limit);
+		return scxpol_err(r, "%s: cannot write %s/%s: %s", what, c->root, scxpol_hint_maps[m].name,
 				  strerror(r));
 	}
-	bump_gen(c->meta);
+	scxpol_hint__bump(c->gen);
 	return 0;
 }
 
@@ -497,7 +502,7 @@ static int map_get(struct scxpol_hint_client *c, int m, const void *key, const c
 	if (bpf_map_lookup_elem(c->fd[m], key, out)) {
 		if (errno == ENOENT)
 			return scxpol_err(ENOENT, "%s: no hint", what);
-		return scxpol_err(errno, "%s: cannot read %s/%s: %s", what, c->root, defs[m].name,
+		return scxpol_err(errno, "%s: cannot read %s/%s: %s", what, c->root, scxpol_hint_maps[m].name,
 				  strerror(errno));
 	}
 	return 0;
@@ -509,9 +514,9 @@ static int map_clear(struct scxpol_hint_client *c, int m, const void *key, const
 		if (errno == ENOENT)
 			return scxpol_err(ENOENT, "%s: no hint to clear", what);
 		return scxpol_err(errno, "%s: cannot delete from %s/%s: %s", what, c->root,
-				  defs[m].name, strerror(errno));
+				  scxpol_hint_maps[m].name, strerror(errno));
 	}
-	bump_gen(c->meta);
+	scxpol_hint__bump(c->gen);
 	return 0;
 }
 
@@ -539,7 +544,7 @@ int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
 	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
 	if (!cgid)
 		return scxpol_err(EINVAL, "%s: not a cgroup id", what);
-	return map_set(c, M_CGRP, &key, what, h);
+	return map_set(c, M_CGRP, &key, what, h, 0);
 }
 
 int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
@@ -552,7 +557,7 @@ int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
 
 	scxpol_err_clear();
 	r = cgroup_id(path, &key, what, sizeof(what));
-	return r ? r : map_set(c, M_CGRP, &key, what, h);
+	return r ? r : map_set(c, M_CGRP, &key, what, h, 0);
 }
 
 int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid, struct scxpol_hint *out)
@@ -602,39 +607,101 @@ int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path
 	return r ? r : map_clear(c, M_CGRP, &key, what);
 }
 
-/* The thread group of task @tid per /proc (0: no such task). */
+int scxpol_proc_status_tgid(const char *text, pid_t *tgid)
+{
+	const char *p = text;
+	long long v = 0;
+
+	/* a field line starts the text or follows a newline; the name field is escaped */
+	while (strncmp(p, "Tgid:", 5)) {
+		p = strchr(p, '\n');
+		if (!p)
+			return -EINVAL;
+		p++;
+	}
+	p += 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (*p - '0');
+		if (v > INT_MAX)
+			return -EINVAL;
+	}
+	if ((*p && *p != '\n') || !v)
+		return -EINVAL;
+	*tgid = (pid_t)v;
+	return 0;
+}
+
+/* The thread group of task @tid per /proc (0: no such task, or /proc hides it). */
 static pid_t task_tgid(pid_t tid)
 {
-	char path[64], buf[4096], *p;
-	int r;
+	char path[64], buf[4096];
+	pid_t tgid;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	r = scxpol_read_file(NULL, path, buf, sizeof(buf));
-	if (r < 0)
+	if (scxpol_read_file(NULL, path, buf, sizeof(buf)) < 0 ||
+	    scxpol_proc_status_tgid(buf, &tgid))
 		return 0;
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+	return tgid;
 }
 
-static bool task_alive(pid_t tid)
+int scxpol_hint__task_ino(int m, pid_t id, __u64 *ino)
 {
-	/* not /proc, which hidepid= hides other users' tasks in; EPERM: it exists */
-	return !kill(tid, 0) || errno == EPERM;
+	struct statfs sfs;
+	struct stat st;
+	int fd, r = 0;
+
+	fd = pidfd_open(id, m == M_TID ? PIDFD_THREAD : 0);
+	/* a thread's id as a process's: EINVAL before Linux 6.13 or so, ENOENT since */
+	if (fd < 0 && m == M_TGID && errno == ENOENT)
+		return -EINVAL;
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) || fstat(fd, &st))
+		r = -errno;
+	else if (sfs.f_type != PIDFS_MAGIC)
+		r = -EOPNOTSUPP; /* an anonymous inode, the same for every task */
+	else
+		*ino = st.st_ino;
+	close(fd);
+	return r;
 }
 
-static bool in_init_ns(const char *ns, unsigned int ino)
+const char *scxpol_hint__ino_err(int r)
+{
+	switch (r) {
+	case -ENOSYS:
+		return "pidfd_open() is not offered (ENOSYS): it needs Linux 5.3 or later, and a "
+		       "tool this process runs under may not know it (valgrind 3.19 does not)";
+	case -EOPNOTSUPP:
+		return "a pidfd's inode does not name its task without pidfs (Linux 6.9 or later)";
+	case -EINVAL:
+		return "pidfd_open() refused PIDFD_THREAD (Linux 6.9 or later)";
+	default:
+		return strerror(-r);
+	}
+}
+
+bool scxpol_hint__in_init_ns(const char *ns, unsigned int ino)
 {
 	struct stat st;
 
 	return !stat(ns, &st) && st.st_ino == ino;
 }
 
-/* @what for @id of map @m, after checking that the task exists. */
-static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
+/*
+ * @what for @id of map @m; with @ino, after checking that the task exists,
+ * its identity in *@ino.
+ */
+static int task_target(int m, pid_t id, __u64 *ino, char *what, size_t len)
 {
 	const char *kind = m == M_TGID ? "tgid" : "tid";
 	struct stat st;
 	pid_t tgid;
+	int r;
 
 	snprintf(what, len, "%s %d", kind, (int)id);
 	if (id <= 0)
@@ -647,15 +714,25 @@ static int task_target(int m, pid_t id, bool must_exist, char *what, size_t len)
 		return scxpol_err(EOPNOTSUPP, "%s: task hints need the initial PID namespace (the "
 				  "policy sees ids of that namespace, this process is in another)",
 				  what);
-	if (!must_exist)
+	if (!ino)
 		return 0;
-	/* tgid 0 and alive: /proc hides it (hidepid=), only kill() sees it */
-	tgid = task_tgid(id);
-	if (!tgid && !task_alive(id))
+	/* what is written names this task: its id may be another's by the time it is read */
+	r = scxpol_hint__task_ino(m, id, ino);
+	if (r == -ESRCH)
 		return scxpol_err(ESRCH, "%s: no such %s (ids are those of the initial PID "
 				  "namespace)", what, m == M_TGID ? "process" : "thread");
-	if (m == M_TGID && tgid && tgid != id)
-		return scxpol_err(ESRCH, "%s: a thread of process %d, not a process", what, (int)tgid);
+	if (r == -EINVAL && m == M_TGID) {
+		/* 0: /proc hides it (hidepid=) */
+		tgid = task_tgid(id);
+		if (tgid)
+			return scxpol_err(ESRCH, "%s: a thread of process %d, not a process", what,
+					  (int)tgid);
+		return scxpol_err(ESRCH, "%s: a thread, not a process", what);
+	}
+	if (r)
+		return scxpol_err(r == -EINVAL ? EOPNOTSUPP : -r, "%s: a hint names its task by its "
+				  "pidfd's inode, as ids are reused: %s", what,
+				  scxpol_hint__ino_err(r));
 	return 0;
 }
 
@@ -663,22 +740,44 @@ static int task_set(struct scxpol_hint_client *c, int m, pid_t id, const struct 
 {
 	char what[64];
 	__u32 key = (__u32)id;
+	__u64 ino;
 	int r;
 
 	scxpol_err_clear();
-	r = task_target(m, id, true, what, sizeof(what));
-	return r ? r : map_set(c, m, &key, what, h);
+	r = task_target(m, id, &ino, what, sizeof(what));
+	return r ? r : map_set(c, m, &key, what, h, ino);
 }
 
+/* The hint of task @id: only one set for this task, not for an earlier one with its id. */
 static int task_get(struct scxpol_hint_client *c, int m, pid_t id, struct scxpol_hint *out)
 {
+	struct scxpol_hint_task t;
 	char what[64];
 	__u32 key = (__u32)id;
+	__u64 ino = 0;
 	int r;
 
 	scxpol_err_clear();
-	r = task_target(m, id, false, what, sizeof(what));
-	return r ? r : map_get(c, m, &key, what, out);
+	r = task_target(m, id, NULL, what, sizeof(what));
+	if (r)
+		return r;
+	if (!out)
+		return scxpol_err(EINVAL, "%s: output hint is NULL", what);
+	if (bpf_map_lookup_elem(c->fd[m], &key, &t)) {
+		if (errno == ENOENT)
+			return scxpol_err(ENOENT, "%s: no hint", what);
+		return scxpol_err(errno, "%s: cannot read %s/%s: %s", what, c->root,
+				  scxpol_hint_maps[m].name, strerror(errno));
+	}
+	r = scxpol_hint__task_ino(m, id, &ino);
+	if (r && r != -ESRCH && !(r == -EINVAL && m == M_TGID))
+		return task_target(m, id, &ino, what, sizeof(what));
+	if (r || ino != t.pid_ino)
+		return scxpol_err(ENOENT, "%s: no hint (the entry for this id is of a %s that is "
+				  "gone; the prune removes it)", what,
+				  m == M_TGID ? "process" : "thread");
+	*out = t.hint;
+	return 0;
 }
 
 static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
@@ -688,7 +787,7 @@ static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
 	int r;
 
 	scxpol_err_clear();
-	r = task_target(m, id, false, what, sizeof(what));
+	r = task_target(m, id, NULL, what, sizeof(what));
 	return r ? r : map_clear(c, m, &key, what);
 }
 
@@ -736,522 +835,7 @@ int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *
 
 	scxpol_err_clear();
 	if (bpf_map_lookup_elem(c->fd[M_META], &zero, out))
-		return scxpol_err(errno, "cannot read %s/%s: %s", c->root, defs[M_META].name,
+		return scxpol_err(errno, "cannot read %s/%s: %s", c->root, scxpol_hint_maps[M_META].name,
 				  strerror(errno));
 	return 0;
-}
-
-/* ---- Thread slots ---------------------------------------------------------- */
-
-static int map_slots(struct scxpol_hint_client *c)
-{
-	size_t len = map_mmap_len(sizeof(struct scxpol_hint_slot), c->max_entries[M_SLOTS]);
-	void *p;
-	int r = 0;
-
-	pthread_mutex_lock(&c->lock);
-	if (!c->slots) {
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[M_SLOTS], 0);
-		if (p == MAP_FAILED) {
-			r = scxpol_err(errno, "cannot map %s/%s: %s", c->root, defs[M_SLOTS].name,
-				       strerror(errno));
-		} else {
-			c->slots = p;
-			c->slots_len = len;
-		}
-	}
-	pthread_mutex_unlock(&c->lock);
-	return r;
-}
-
-/* Give slot @s back if @tid still owns it. */
-static bool slot_release(struct scxpol_hint_slot *s, __u32 tid)
-{
-	__u32 expect = tid;
-
-	if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != tid)
-		return false;
-	__atomic_store_n(&s->importance, 0, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
-	return __atomic_compare_exchange_n(&s->tid, &expect, 0, false, __ATOMIC_ACQ_REL,
-					   __ATOMIC_ACQUIRE);
-}
-
-struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client *c)
-{
-	SCXPOL_NONNULL_PTR(c, "hint client");
-	__u32 tid = (__u32)gettid(), n = c->max_entries[M_SLOTS], i, idx;
-	struct scxpol_hint_thread *t;
-	struct scxpol_hint_slot *s = NULL;
-	int r;
-
-	scxpol_err_clear();
-	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO))
-		return scxpol_err_ptr(EOPNOTSUPP, "thread %u: registering a thread needs the initial "
-				      "PID namespace (the policy sees tids of that namespace)", tid);
-	r = map_slots(c);
-	if (r)
-		return errno = -r, NULL;
-	if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &tid, &idx) && idx < n &&
-	    __atomic_load_n(&c->slots[idx].tid, __ATOMIC_ACQUIRE) == tid)
-		return scxpol_err_ptr(EEXIST, "thread %u is registered already (slot %u); "
-				      "unregister it first", tid, idx);
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return scxpol_err_ptr(ENOMEM, "out of memory");
-	/* claim a free slot; start where this tid hashes to, so threads rarely collide */
-	for (i = 0; i < n; i++) {
-		__u32 expect = 0;
-
-		idx = (tid + i) % n;
-		if (__atomic_compare_exchange_n(&c->slots[idx].tid, &expect, tid, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			s = &c->slots[idx];
-			break;
-		}
-	}
-	if (!s) {
-		free(t);
-		return scxpol_err_ptr(ENOSPC, "thread %u: all %u hint slots of policy '%s' are "
-				      "taken (raise its nr_slots, or prune dead threads)", tid, n,
-				      c->policy);
-	}
-	__atomic_store_n(&s->importance, 0, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
-	if (bpf_map_update_elem(c->fd[M_SLOT_IDX], &tid, &idx, BPF_ANY)) {
-		r = errno;
-		slot_release(s, tid);
-		free(t);
-		if (r == E2BIG || r == ENOMEM)
-			return scxpol_err_ptr(ENOSPC, "thread %u: %s/%s is full (%u entries; stale "
-					      "entries of dead threads: scxpol_hint_prune)", tid,
-					      c->root, defs[M_SLOT_IDX].name,
-					      c->max_entries[M_SLOT_IDX]);
-		return scxpol_err_ptr(r, "thread %u: cannot write %s/%s: %s", tid, c->root,
-				      defs[M_SLOT_IDX].name, strerror(r));
-	}
-	bump_gen(c->meta);
-	t->c = c;
-	t->slot = s;
-	t->tid = tid;
-	t->idx = idx;
-	__atomic_fetch_add(&c->nr_threads, 1, __ATOMIC_RELAXED);
-	return t;
-}
-
-void scxpol_hint_thread_set_importance(struct scxpol_hint_thread *t, unsigned int importance)
-{
-	if (!t)
-		return;
-	__atomic_store_n(&t->slot->importance, importance, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&t->slot->seq, 1, __ATOMIC_RELAXED);
-}
-
-int scxpol_hint_thread_unregister(struct scxpol_hint_thread *t)
-{
-	struct scxpol_hint_client *c;
-	__u32 idx;
-	int r = 0;
-
-	if (!t)
-		return 0;
-	scxpol_err_clear();
-	c = t->c;
-	if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &t->tid, &idx) && idx == t->idx)
-		bpf_map_delete_elem(c->fd[M_SLOT_IDX], &t->tid);
-	if (!slot_release(t->slot, t->tid))
-		r = scxpol_err(ESRCH, "thread %u: slot %u was released already (the thread "
-			       "exited and the policy or a pruner freed it)", t->tid, t->idx);
-	bump_gen(c->meta);
-	__atomic_fetch_sub(&c->nr_threads, 1, __ATOMIC_RELAXED);
-	free(t);
-	return r;
-}
-
-/* ---- Counting and pruning -------------------------------------------------- */
-
-static int cmp_key(const void *a, const void *b, void *ksz)
-{
-	return memcmp(a, b, *(const size_t *)ksz);
-}
-
-/* All keys of hash map @m (@ksz bytes each) into a new array; count in *@n. */
-static int map_keys(struct scxpol_hint_client *c, int m, size_t ksz, void **out, size_t *n)
-{
-	size_t cap = 64, cnt = 0, i, j;
-	unsigned char *keys = malloc(cap * ksz), *tmp;
-	__u64 cur, next;
-	void *prev = NULL;
-
-	if (!keys)
-		return scxpol_err(ENOMEM, "out of memory");
-	while (!bpf_map_get_next_key(c->fd[m], prev, &next)) {
-		if (cnt == cap) {
-			tmp = realloc(keys, cap * 2 * ksz);
-			if (!tmp) {
-				free(keys);
-				return scxpol_err(ENOMEM, "out of memory");
-			}
-			keys = tmp;
-			cap *= 2;
-		}
-		memcpy(keys + cnt * ksz, &next, ksz);
-		cnt++;
-		memcpy(&cur, &next, sizeof(cur));
-		prev = &cur;
-	}
-	if (errno != ENOENT) {
-		int e = errno;
-
-		free(keys);
-		return scxpol_err(e, "cannot walk %s/%s: %s", c->root, defs[m].name, strerror(e));
-	}
-	/* the BPF side deletes entries of exiting tasks: the walk then restarts at the first key */
-	qsort_r(keys, cnt, ksz, cmp_key, &ksz);
-	for (i = j = 0; i < cnt; i++)
-		if (!j || memcmp(keys + (j - 1) * ksz, keys + i * ksz, ksz))
-			memmove(keys + j++ * ksz, keys + i * ksz, ksz);
-	*out = keys;
-	*n = j;
-	return 0;
-}
-
-int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *out)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	SCXPOL_NONNULL(out, "output");
-	static const int hashes[] = { M_CGRP, M_TGID, M_TID };
-	unsigned int *cnt[] = { &out->cgroups, &out->tgids, &out->tids };
-	size_t n, i;
-	void *keys;
-	int r;
-
-	scxpol_err_clear();
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < ARRAY_SIZE(hashes); i++) {
-		r = map_keys(c, hashes[i], defs[hashes[i]].key_size, &keys, &n);
-		if (r)
-			return r;
-		free(keys);
-		*cnt[i] = (unsigned int)n;
-	}
-	r = map_slots(c);
-	if (r)
-		return r;
-	for (i = 0; i < c->max_entries[M_SLOTS]; i++)
-		if (__atomic_load_n(&c->slots[i].tid, __ATOMIC_RELAXED))
-			out->threads++;
-	out->max_cgroups = c->max_entries[M_CGRP];
-	out->max_tgids = c->max_entries[M_TGID];
-	out->max_tids = c->max_entries[M_TID];
-	out->nr_slots = c->max_entries[M_SLOTS];
-	return 0;
-}
-
-struct idset {
-	__u64 *ids;
-	size_t n, cap;
-};
-
-static int idset_add(struct idset *s, __u64 id)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		__u64 *p = realloc(s->ids, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->ids = p;
-		s->cap = cap;
-	}
-	s->ids[s->n++] = id;
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Add the inode numbers of directory @fd and every directory below it. */
-static int walk_cgroups(int fd, const char *path, struct idset *live, int depth)
-{
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int r = 0;
-
-	if (fstat(fd, &st)) {
-		r = errno;
-		close(fd);
-		return scxpol_err(r, "cannot read cgroup %s: %s", path, strerror(r));
-	}
-	if (idset_add(live, st.st_ino)) {
-		close(fd);
-		return scxpol_err(ENOMEM, "out of memory");
-	}
-	if (depth > 256) {
-		close(fd);
-		return scxpol_err(ELOOP, "cgroup %s: the tree is deeper than 256 levels", path);
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return scxpol_err(errno, "cannot list cgroup %s: %s", path, strerror(errno));
-	}
-	while (!r && (de = readdir(d))) {
-		char sub[PATH_MAX];
-		int cfd;
-
-		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (cfd < 0) {
-			if (errno == ENOENT) /* removed while we walk */
-				continue;
-			r = scxpol_err(errno, "cannot open cgroup %s: %s", sub, strerror(errno));
-			break;
-		}
-		r = walk_cgroups(cfd, sub, live, depth + 1);
-	}
-	closedir(d);
-	return r;
-}
-
-/* Field @f (@n bytes) of a mountinfo line into @out, decoding its \ooo escapes. */
-static int mountinfo_unescape(const char *f, size_t n, char *out, size_t len)
-{
-	size_t i, o = 0;
-
-	if (!len)
-		return -ENAMETOOLONG;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)f[i];
-
-		if (c == '\\' && i + 3 < n && f[i + 1] >= '0' && f[i + 1] <= '3' &&
-		    f[i + 2] >= '0' && f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
-			c = (unsigned char)((f[i + 1] - '0') << 6 | (f[i + 2] - '0') << 3 |
-					    (f[i + 3] - '0'));
-			i += 3;
-			if (!c)
-				return -EINVAL;
-		}
-		if (o + 1 >= len)
-			return -ENAMETOOLONG;
-		out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
-int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t len)
-{
-	/* id parent major:minor root mount-point options [optional...] - type source opts */
-	const char *p = line, *root = NULL, *point = NULL;
-	size_t root_len = 0, point_len = 0;
-	bool dash = false;
-	int field = 0;
-
-	while (*p && *p != '\n') {
-		const char *start = p;
-		size_t n;
-
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-		n = (size_t)(p - start);
-		if (field == 3) {
-			root = start;
-			root_len = n;
-		} else if (field == 4) {
-			point = start;
-			point_len = n;
-		} else if (field >= 6 && dash) {
-			if (n != 7 || memcmp(start, "cgroup2", 7) || root_len != 1 || *root != '/')
-				return 0;
-			return mountinfo_unescape(point, point_len, mnt, len) ?: 1;
-		} else if (field >= 6 && n == 1 && *start == '-') {
-			dash = true;
-		}
-		field++;
-		/* one space ends a field: an empty field is still one */
-		if (*p == ' ')
-			p++;
-	}
-	return 0;
-}
-
-/* Mount point of the cgroup2 hierarchy's root into @buf. */
-static int cgroup2_root(char *buf, size_t len)
-{
-	char line[PATH_MAX * 2];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int found = 0;
-
-	if (!f)
-		return scxpol_err(errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
-	while (!found && fgets(line, sizeof(line), f)) {
-		found = scxpol_mountinfo_cgroup2(line, buf, len);
-		if (found < 0) {
-			fclose(f);
-			return scxpol_err(-found, "/proc/self/mountinfo: cannot use the cgroup2 mount "
-					  "point in line '%.200s': %s", line, strerror(-found));
-		}
-	}
-	fclose(f);
-	if (!found)
-		return scxpol_err(ENOENT, "no cgroup2 file system mounted at its root (see "
-				  "/proc/self/mountinfo): cannot tell which cgroups exist");
-	return 0;
-}
-
-static int prune_cgroups(struct scxpol_hint_client *c, unsigned int *removed)
-{
-	struct idset live = { 0 };
-	char root[PATH_MAX];
-	__u64 *keys;
-	size_t n, i;
-	void *k;
-	int r, fd;
-
-	/* keys first: a cgroup created after the walk cannot be in the snapshot */
-	r = map_keys(c, M_CGRP, sizeof(__u64), &k, &n);
-	if (r || !n) {
-		if (!r)
-			free(k);
-		return r;
-	}
-	keys = k;
-	r = cgroup2_root(root, sizeof(root));
-	if (r)
-		goto out;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		r = scxpol_err(errno, "cannot open %s: %s", root, strerror(errno));
-		goto out;
-	}
-	r = walk_cgroups(fd, root, &live, 0);
-	if (r)
-		goto out;
-	qsort(live.ids, live.n, sizeof(*live.ids), cmp_u64);
-	for (i = 0; i < n; i++) {
-		if (bsearch(&keys[i], live.ids, live.n, sizeof(*live.ids), cmp_u64))
-			continue;
-		if (!bpf_map_delete_elem(c->fd[M_CGRP], &keys[i]))
-			(*removed)++;
-	}
-out:
-	free(live.ids);
-	free(keys);
-	return r;
-}
-
-static int prune_tasks(struct scxpol_hint_client *c, int m, unsigned int *removed)
-{
-	__u32 *keys;
-	size_t n, i;
-	void *k;
-	int r;
-
-	r = map_keys(c, m, sizeof(__u32), &k, &n);
-	if (r)
-		return r;
-	keys = k;
-	for (i = 0; i < n; i++) {
-		pid_t id = (pid_t)keys[i];
-		pid_t tgid = m == M_TGID ? task_tgid(id) : 0;
-		/* tgid 0: hidden (or just gone): a process that may be alive stays */
-		bool alive = task_alive(id) && (!tgid || tgid == id);
-
-		if (!alive && !bpf_map_delete_elem(c->fd[m], &keys[i]))
-			(*removed)++;
-	}
-	free(keys);
-	return 0;
-}
-
-static int prune_slots(struct scxpol_hint_client *c, unsigned int *removed)
-{
-	__u32 *keys, n_slots = c->max_entries[M_SLOTS], i;
-	size_t n, j;
-	void *k;
-	int r;
-
-	r = map_slots(c);
-	if (r)
-		return r;
-	r = map_keys(c, M_SLOT_IDX, sizeof(__u32), &k, &n);
-	if (r)
-		return r;
-	keys = k;
-	for (j = 0; j < n; j++) {
-		__u32 idx;
-
-		if (task_alive((pid_t)keys[j]))
-			continue;
-		if (!bpf_map_lookup_elem(c->fd[M_SLOT_IDX], &keys[j], &idx) && idx < n_slots)
-			slot_release(&c->slots[idx], keys[j]);
-		if (!bpf_map_delete_elem(c->fd[M_SLOT_IDX], &keys[j]))
-			(*removed)++;
-	}
-	free(keys);
-	/* slots of dead threads whose index entry is gone already */
-	for (i = 0; i < n_slots; i++) {
-		__u32 tid = __atomic_load_n(&c->slots[i].tid, __ATOMIC_ACQUIRE);
-
-		if (tid && !task_alive((pid_t)tid) && slot_release(&c->slots[i], tid))
-			(*removed)++;
-	}
-	return 0;
-}
-
-/* Note step result @r in *@first, with its message in @msg, unless an earlier step failed. */
-static void note_first(int *first, int r, char *msg, size_t len)
-{
-	if (r && !*first) {
-		*first = r;
-		snprintf(msg, len, "%s", scxpol_last_error());
-	}
-}
-
-int scxpol_hint_prune(struct scxpol_hint_client *c, unsigned int *removed)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char msg[512] = "";
-	unsigned int n = 0;
-	int r = 0;
-
-	scxpol_err_clear();
-	if (!in_init_ns("/proc/self/ns/pid", PROC_PID_INIT_INO) ||
-	    !in_init_ns("/proc/self/ns/cgroup", PROC_CGROUP_INIT_INO))
-		return scxpol_err(EOPNOTSUPP, "hint prune needs the initial PID and cgroup "
-				  "namespaces: from inside a container it would see other ids "
-				  "and remove live entries");
-	/* each kind on its own: an unreadable cgroup tree leaves dead tasks to prune */
-	note_first(&r, prune_cgroups(c, &n), msg, sizeof(msg));
-	note_first(&r, prune_tasks(c, M_TGID, &n), msg, sizeof(msg));
-	note_first(&r, prune_tasks(c, M_TID, &n), msg, sizeof(msg));
-	note_first(&r, prune_slots(c, &n), msg, sizeof(msg));
-	if (n)
-		bump_gen(c->meta);
-	if (removed)
-		*removed = n;
-	return r ? scxpol_err_quiet(-r, "%s", msg) : 0;
-}
-
-int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int *removed)
-{
-	SCXPOL_OPTS(scxpol_hint_client_opts, co, .pin_root = scxpol_sched_pin_root(s));
-	struct scxpol_hint_client *c;
-	int r;
-
-	*removed = 0;
-	c = scxpol_hint_client_open(scxpol_sched_name(s), &co);
-	if (!c)
-		return -errno;
-	r = scxpol_hint_prune(c, removed);
-	scxpol_hint_client_close(c);
-	return r;
 }

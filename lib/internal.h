@@ -8,8 +8,10 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "scxpol/common.h"
+#include "scxpol/stats.h"
 
 #define SCXPOL_HIDDEN __attribute__((visibility("hidden")))
 #define SCXPOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -93,6 +95,19 @@ SCXPOL_HIDDEN int scxpol_read_file(const char *root, const char *path,
  */
 SCXPOL_HIDDEN int scxpol_read_file_all(const char *root, const char *path, char **buf,
 				       size_t *cap, size_t max);
+
+/*
+ * Private directories (lib/privdir.c). check: @dir and every directory
+ * above it (links above it resolved, @dir itself no link) are owned by
+ * root or this user and writable by no one else, those above it unless
+ * sticky; else a negative errno (-EPERM, -ENOTDIR, ...) with a message
+ * "<@kind> <@dir>: <directory> belongs to uid N ...: its owner could
+ * replace <@what>". check_fd: the same for the directory open as @fd
+ * (named @dir), not those above it: for the one a caller then works in.
+ */
+SCXPOL_HIDDEN int scxpol_privdir_check(const char *kind, const char *what, const char *dir);
+SCXPOL_HIDDEN int scxpol_privdir_check_fd(const char *kind, const char *what, const char *dir,
+					  int fd);
 
 /*
  * Mode of a pin directory whose map files have mode @mode: rwx for the
@@ -201,7 +216,7 @@ struct scxpol_stats_opts;
 SCXPOL_HIDDEN void scxpol_owner_name(const struct stat *st, char *buf, size_t len);
 
 /*
- * Hint internals (lib/hint.c), exposed for tests and fuzzing. hint_check:
+ * Hint internals (lib/hint.c, lib/hint_prune.c), exposed for tests and fuzzing. hint_check:
  * 0 if @h is valid under the limits @m of policy @policy, else -EINVAL with
  * a message naming @what and the accepted range. mountinfo_cgroup2: 1 if
  * the /proc/self/mountinfo line @line mounts the root of the cgroup2
@@ -214,6 +229,11 @@ struct scxpol_hint_meta;
 SCXPOL_HIDDEN int scxpol_hint_check(const struct scxpol_hint_meta *m, const char *policy,
 				    const char *what, const struct scxpol_hint *h);
 SCXPOL_HIDDEN int scxpol_mountinfo_cgroup2(const char *line, char *mnt, size_t len);
+/*
+ * The Tgid of a /proc/PID/status text @text (NUL-terminated) into *@tgid:
+ * 0, or -EINVAL when no line is "Tgid:" and a number in 1..INT_MAX.
+ */
+SCXPOL_HIDDEN int scxpol_proc_status_tgid(const char *text, pid_t *tgid);
 
 /*
  * After scxpol_pool_publish() committed a plan of @nr_pools pools: pool
@@ -237,16 +257,42 @@ SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int 
 SCXPOL_HIDDEN int scxpol_stats_check_object(struct bpf_object *obj, const char *policy);
 
 /*
- * Stats server internals (lib/stats.c), exposed for tests. parse_request:
- * the "req" of one request line into @req, or a negative errno with the
- * reason in @err. respond: the response line (malloc'd, no newline) to a
- * request line; NULL when out of memory.
+ * Stats internals (lib/stats.c), exposed for tests and for the
+ * server (lib/stats_socket.c). parse_request: the "req" of one request
+ * line into @req, or a negative errno with the reason in @err. respond:
+ * the response line (malloc'd, no newline) to a request line; NULL when
+ * out of memory. error_response: the response line of a request that
+ * failed with errno @err, saying @msg; NULL when out of memory.
  */
 SCXPOL_HIDDEN int scxpol_stats_parse_request(const char *line, size_t len, char *req,
 					     size_t req_len, char *err, size_t err_len);
 SCXPOL_HIDDEN char *scxpol_stats_respond(struct scxpol_sched *s,
 					 const struct scxpol_stats_opts *o, const char *line,
 					 size_t len);
+SCXPOL_HIDDEN char *scxpol_stats_error_response(int err, const char *msg);
+/*
+ * The stats server's framing of one client's byte stream into request
+ * lines (lib/stats_socket.c). frame_room: where the next recv() goes and
+ * how much fits (*@room; 0 only when a line is over SCXPOL_STATS_MAX_LINE,
+ * which frame_next then reports); add what it got to len, set eof at the
+ * client's end. frame_next: 1 with the next request in *@line, *@n (no
+ * newline; valid until the next call; at eof the last line needs none);
+ * 0 when the buffer holds no complete one; -E2BIG (the buffer emptied)
+ * for a line longer than SCXPOL_STATS_MAX_LINE bytes. Lines of only
+ * spaces, tabs and CRs are skipped.
+ */
+struct scxpol_stats_frame {
+	char in[SCXPOL_STATS_MAX_LINE + 1];
+	size_t len;  /* bytes received and not yet dropped */
+	size_t used; /* bytes of the line handed out last: dropped at the next call */
+	bool eof;
+};
+SCXPOL_HIDDEN char *scxpol_stats_frame_room(struct scxpol_stats_frame *f, size_t *room);
+SCXPOL_HIDDEN int scxpol_stats_frame_next(struct scxpol_stats_frame *f, const char **line,
+					  size_t *n);
+/* Check the user counter names of @o; -EINVAL with a message into @err if bad. */
+SCXPOL_HIDDEN int scxpol_stats_check_user_names(const struct scxpol_stats_opts *o, char *err,
+						size_t len);
 
 /*
  * Pool publishing (lib/pool_publish.c): a plan laid out as the BPF side's

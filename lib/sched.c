@@ -228,76 +228,6 @@ static unsigned int pin_mode(const struct scxpol_sched *s)
 	return s->opts.pin_mode ? s->opts.pin_mode : 0600;
 }
 
-/*
- * One directory of the pin path: owned by root or by us, and writable by
- * no one else, unless sticky where @sticky_ok (an ancestor: /tmp, or a
- * bpffs mounted without mode=, 1777). Not for the pin directory itself:
- * in a sticky directory anyone may still create a pin of the policy's
- * map names first.
- */
-static int check_pin_level(const char *dir, const char *path, bool sticky_ok)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return scxpol_err(errno, "pin directory %s: %s: %s", dir, path, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return scxpol_err(ENOTDIR, "pin directory %s: %s is not a directory (a symbolic "
-				  "link?)", dir, path);
-	if (st.st_uid && st.st_uid != geteuid())
-		return scxpol_err(EPERM, "pin directory %s: %s belongs to uid %u, not to root or "
-				  "this user: its owner could replace the pins", dir, path,
-				  (unsigned int)st.st_uid);
-	if ((st.st_mode & 022) && !(sticky_ok && (st.st_mode & S_ISVTX)))
-		return scxpol_err(EPERM, "pin directory %s: %s is writable by %s (mode %04o): "
-				  "they could replace the pins", dir, path,
-				  (st.st_mode & 002) ? "everyone" : "its group",
-				  (unsigned int)(st.st_mode & 07777));
-	return 0;
-}
-
-/*
- * The pin directory @dir and every directory above it (links in the path
- * above resolved, the pin directory itself no link) pass
- * check_pin_level(): else another user could put their maps, or a link to
- * a file of ours, where the policy pins its maps and later changes their
- * mode and group.
- */
-static int check_pin_dir(const char *dir)
-{
-	char given[PATH_MAX], parent[PATH_MAX], leaf[NAME_MAX + 1];
-	char path[PATH_MAX + NAME_MAX + 2], *slash;
-	size_t len = strlen(dir);
-	int r;
-
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	if (len >= sizeof(given))
-		return scxpol_err(ENAMETOOLONG, "pin directory path too long: %s", dir);
-	memcpy(given, dir, len);
-	given[len] = '\0';
-	/* "/" itself, "name" (in the working directory), or "above/name" */
-	slash = strrchr(given, '/');
-	if (snprintf(leaf, sizeof(leaf), "%s", slash ? slash + 1 : given) >= (int)sizeof(leaf))
-		return scxpol_err(ENAMETOOLONG, "pin directory %s: its name is too long", dir);
-	if (!slash)
-		snprintf(given, sizeof(given), ".");
-	else if (slash == given)
-		given[1] = '\0';
-	else
-		*slash = '\0';
-	if (!realpath(given, parent))
-		return scxpol_err(errno, "pin directory %s: %s: %s", dir, given, strerror(errno));
-	snprintf(path, sizeof(path), "%s/%s", strcmp(parent, "/") ? parent : "", leaf);
-	r = check_pin_level(dir, leaf[0] ? path : "/", false);
-	while (!r && strcmp(parent, "/")) {
-		r = check_pin_level(dir, parent, true);
-		slash = strrchr(parent, '/');
-		slash[slash == parent] = '\0';
-	}
-	return r ? r : check_pin_level(dir, "/", true);
-}
-
 /* Point every map pinned BY_NAME at <pin_root>/<map name>. */
 static int setup_pins(struct scxpol_sched *s)
 {
@@ -328,10 +258,15 @@ unsigned int scxpol_pin_dir_mode(unsigned int mode)
 	return 0700 | ((mode & 070) ? 010 : 0) | ((mode & 07) ? 01 : 0);
 }
 
-/* After load: apply mode and group to the pin directory and files. */
+/*
+ * After load: apply mode and group to the pin directory and files. A map
+ * the programs may only read (BPF_F_RDONLY_PROG: limits, configuration)
+ * is the loader's to write: its pin gets no write access for group and
+ * others, who may read it.
+ */
 static int fix_pin_perms(struct scxpol_sched *s)
 {
-	unsigned int mode = pin_mode(s);
+	unsigned int mode = pin_mode(s), fmode;
 	unsigned int dmode = scxpol_pin_dir_mode(mode);
 	/* always set: a group an earlier run gave the reused pins is taken back */
 	gid_t gid = s->opts.pin_gid > 0 ? (gid_t)s->opts.pin_gid : getegid();
@@ -344,8 +279,9 @@ static int fix_pin_perms(struct scxpol_sched *s)
 		if (!path || !bpf_map__is_pinned(map))
 			continue;
 		any = true;
-		if (chmod(path, mode))
-			return scxpol_err(errno, "chmod %o %s: %s", mode, path, strerror(errno));
+		fmode = bpf_map__map_flags(map) & BPF_F_RDONLY_PROG ? mode & ~022U : mode;
+		if (chmod(path, fmode))
+			return scxpol_err(errno, "chmod %o %s: %s", fmode, path, strerror(errno));
 		if (chown(path, (uid_t)-1, gid))
 			return scxpol_err(errno, "chown :%u %s: %s", gid, path, strerror(errno));
 	}
@@ -555,7 +491,7 @@ int scxpol_sched_load(struct scxpol_sched *s)
 			if (r)
 				return scxpol_err(-r, "cannot create pin directory %s: %s",
 						  s->pin_root, strerror(-r));
-			r = check_pin_dir(s->pin_root);
+			r = scxpol_privdir_check("pin directory", "the pins", s->pin_root);
 			if (r)
 				return r;
 			break;

@@ -6,13 +6,15 @@
  *
  * The maps are pinned by name, so the hints outlive a restart of the policy
  * process; call scxpol_hint_setup() from the loader's configure hook to size
- * them and publish the limits (scxpol_hint_meta) values are checked against.
+ * them and publish the limits (scxpol_hint_meta, which only the loader
+ * writes) values are checked against.
  *
  * Hot path: scxpol_hint_lookup() caches the resolved hint in the task
- * context, keyed by the meta generation (userspace bumps it after every
- * write), the task's cgroup and its tid, so a task pays for the tid/tgid/cgroup hash
- * lookups only when something changed. A registered thread's slot is read on
- * every lookup: the thread flips its importance without a syscall.
+ * context, keyed by the generation (scxpol_hint_gen: writers bump it after
+ * every write, the loader after changing the limits), the task's cgroup
+ * and its tid, so a task pays for the tid/tgid/cgroup hash lookups only
+ * when something changed. A registered thread's slot is read on every
+ * lookup: the thread flips its importance without a syscall.
  *
  * Values are never trusted: a field out of range of the meta limits is
  * ignored (the next source in precedence order may supply it) and counted
@@ -74,7 +76,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, SCXPOL_HINT_MAX_TGIDS);
 	__type(key, u32);
-	__type(value, struct scxpol_hint);
+	__type(value, struct scxpol_hint_task);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } scxpol_hint_tgid SEC(".maps");
 
@@ -83,7 +85,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, SCXPOL_HINT_MAX_TIDS);
 	__type(key, u32);
-	__type(value, struct scxpol_hint);
+	__type(value, struct scxpol_hint_task);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } scxpol_hint_tid SEC(".maps");
 
@@ -105,10 +107,24 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } scxpol_hint_slot_idx SEC(".maps");
 
-/* mmap-able so that writers bump gen atomically without a syscall. */
+/* mmap-able so that writers bump the generation atomically without a syscall. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} scxpol_hint_gen SEC(".maps");
+
+/*
+ * The limits: read-only for programs (BPF_F_RDONLY_PROG), which makes the
+ * loader pin them without write access for the group that may write hints
+ * (scxpol_sched_opts.pin_mode): a hint writer cannot raise them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct scxpol_hint_meta);
@@ -166,8 +182,30 @@ __noinline int scxpol_hint_merge(struct scxpol_hint *out, const struct scxpol_hi
 }
 
 /*
+ * @p's identity (struct scxpol_hint_task.pid_ino): the inode number of its
+ * struct pid in pidfs, what fstat() of a pidfd for it gives; unique for the
+ * boot, unlike the pid. 0 once the task is unhashed at its exit.
+ */
+static __always_inline u64 scxpol_hint__pid_ino(struct task_struct *p)
+{
+	struct pid *pid = p->thread_pid;
+
+	return pid ? pid->ino : 0;
+}
+
+/* Whether @h is the hint of the task @ino names; counts an earlier task's in hint_stale. */
+static __always_inline bool scxpol_hint__owned(const struct scxpol_hint_task *h, u64 ino)
+{
+	if (h->pid_ino == ino)
+		return true;
+	scxpol_stat_inc(SCXPOL_STAT_HINT_STALE);
+	return false;
+}
+
+/*
  * Resolve @p's hint from the maps into @out (zeroed by the caller): tid,
  * then tgid, then its cgroup and the cgroup's ancestors, field by field.
+ * A tid or tgid hint set for an earlier task that had the id is ignored.
  * Returns its registered slot or -1. A global function
  * (doc/conventions.md): a loop, when the task's cached hint is stale.
  */
@@ -178,6 +216,7 @@ __noinline s32 scxpol_hint__resolve(struct task_struct *p __arg_trusted,
 				    const struct scxpol_hint_meta *m, struct scxpol_hint *out)
 {
 	u32 tid = p->pid, tgid = p->tgid;
+	struct scxpol_hint_task *ht;
 	struct scxpol_hint *h;
 	struct cgroup *cgrp;
 	u32 *idx;
@@ -185,12 +224,12 @@ __noinline s32 scxpol_hint__resolve(struct task_struct *p __arg_trusted,
 
 	if (!m || !out)
 		return -1;
-	h = bpf_map_lookup_elem(&scxpol_hint_tid, &tid);
-	if (h)
-		scxpol_hint_merge(out, h, m);
-	h = bpf_map_lookup_elem(&scxpol_hint_tgid, &tgid);
-	if (h)
-		scxpol_hint_merge(out, h, m);
+	ht = bpf_map_lookup_elem(&scxpol_hint_tid, &tid);
+	if (ht && scxpol_hint__owned(ht, scxpol_hint__pid_ino(p)))
+		scxpol_hint_merge(out, &ht->hint, m);
+	ht = bpf_map_lookup_elem(&scxpol_hint_tgid, &tgid);
+	if (ht && scxpol_hint__owned(ht, scxpol_hint__pid_ino(p->group_leader)))
+		scxpol_hint_merge(out, &ht->hint, m);
 	cgrp = scxpol_task_cgroup(p);
 	for (i = 0; i < SCXPOL_HINT_CGROUP_DEPTH && cgrp; i++) {
 		u64 id = scxpol_cgrp_id(cgrp);
@@ -216,22 +255,25 @@ __noinline s32 scxpol_hint__resolve(struct task_struct *p __arg_trusted,
 static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, struct task_struct *p,
 						   struct scxpol_hint *out)
 {
-	struct scxpol_hint_meta *m;
+	struct scxpol_hint_meta *lim, m;
 	struct scxpol_hint_slot *sl;
 	u32 zero = 0, key;
 	s32 slot = -1;
-	u64 gen, cgid;
+	u64 *genp, gen, cgid;
 
 	/* zeroed, not pool = -1 yet: keeps the verifier's states mergeable */
 	__builtin_memset(out, 0, sizeof(*out));
-	m = bpf_map_lookup_elem(&scxpol_hint_meta, &zero);
-	if (!m) {
+	genp = bpf_map_lookup_elem(&scxpol_hint_gen, &zero);
+	lim = bpf_map_lookup_elem(&scxpol_hint_meta, &zero);
+	if (!genp || !lim) {
 		out->pool = SCXPOL_HINT_POOL_NONE;
 		scxpol_stat_inc(SCXPOL_STAT_HINT_MISS);
 		return false;
 	}
 	/* gen before the maps: a write racing with us bumps it again after */
-	gen = READ_ONCE(m->gen);
+	gen = READ_ONCE(*genp);
+	/* a copy: read-only map memory cannot be passed to global functions */
+	m = *lim;
 	cgid = scxpol_cgrp_id(scxpol_task_cgroup(p));
 	/* its tid too: an exec by a non-leader thread gives it the leader's */
 	if (t && t->hint_gen == gen + 1 && t->hint_cgid == cgid && t->hint_tid == (u32)p->pid) {
@@ -241,7 +283,7 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 		out->flags = t->hint_flags;
 		slot = t->hint_slot;
 	} else {
-		slot = scxpol_hint__resolve(p, m, out);
+		slot = scxpol_hint__resolve(p, &m, out);
 		if (!(out->flags & SCXPOL_HINT_F_POOL))
 			out->pool = SCXPOL_HINT_POOL_NONE;
 		if (t) {
@@ -259,10 +301,14 @@ static __always_inline bool scxpol_hint_lookup_ctx(struct scxpol_task_ctx *t, st
 		key = (u32)slot;
 		sl = bpf_map_lookup_elem(&scxpol_hint_slots, &key);
 		/* the slot may have been released and claimed by another thread */
-		if (sl && READ_ONCE(sl->tid) == (u32)p->pid) {
+		if (sl && READ_ONCE(sl->tid) == (u32)p->pid &&
+		    READ_ONCE(sl->pid_ino) != scxpol_hint__pid_ino(p)) {
+			/* or left by an earlier task with this tid */
+			scxpol_stat_inc(SCXPOL_STAT_HINT_STALE);
+		} else if (sl && READ_ONCE(sl->tid) == (u32)p->pid) {
 			u32 imp = READ_ONCE(sl->importance);
 
-			if (imp <= m->max_importance) {
+			if (imp <= m.max_importance) {
 				out->importance = imp;
 				out->flags |= SCXPOL_HINT_F_IMPORTANCE;
 			} else {
@@ -281,10 +327,36 @@ static __always_inline bool scxpol_hint_lookup(struct task_struct *p, struct scx
 }
 
 /*
+ * Whether id @id belongs to a live task other than @p whose identity is
+ * @ino: then an entry for @id with @ino is that task's, set after @p's
+ * exit had freed the id (the kernel runs ops.exit_task as late as the last
+ * reference to @p, by when @p may be unhashed and its id reused).
+ */
+static __always_inline bool scxpol_hint__taken(struct task_struct *p, u32 id, u64 ino)
+{
+	struct task_struct *t = bpf_task_from_pid((s32)id);
+	bool taken;
+
+	if (!t)
+		return false;
+	taken = t != p && scxpol_hint__pid_ino(t) == ino;
+	bpf_task_release(t);
+	return taken;
+}
+
+/* Whether @ht, the entry of id @id, is to go with @p: no live task other than @p owns it. */
+static __always_inline bool scxpol_hint__gone(struct task_struct *p, u32 id,
+					      const struct scxpol_hint_task *ht)
+{
+	return ht && !scxpol_hint__taken(p, id, ht->pid_ino);
+}
+
+/*
  * From ops.exit_task: drop the hint of a task that died, its thread slot,
- * and, for the last thread of a process, the process's hint. exit_task also
- * runs for every task when the scheduler is unloaded; live tasks keep their
- * hints then, so that a restarted policy finds them.
+ * and, for the last thread of a process, the process's hint; but not an
+ * entry a new task with the same id owns already. exit_task also runs for
+ * every task when the scheduler is unloaded; live tasks keep their hints
+ * then, so that a restarted policy finds them.
  */
 static __always_inline void scxpol_hint_task_exit(struct task_struct *p)
 {
@@ -295,24 +367,28 @@ static __always_inline void scxpol_hint_task_exit(struct task_struct *p)
 
 	if (!(p->flags & SCXPOL_PF_EXITING))
 		return;
-	bpf_map_delete_elem(&scxpol_hint_tid, &tid);
+	if (scxpol_hint__gone(p, tid, bpf_map_lookup_elem(&scxpol_hint_tid, &tid)))
+		bpf_map_delete_elem(&scxpol_hint_tid, &tid);
 	idx = bpf_map_lookup_elem(&scxpol_hint_slot_idx, &tid);
 	if (idx) {
 		u32 key = *idx;
 
 		sl = bpf_map_lookup_elem(&scxpol_hint_slots, &key);
-		if (sl && READ_ONCE(sl->tid) == tid) {
-			WRITE_ONCE(sl->importance, 0);
-			/* only if still ours: a pruner may have freed it already */
-			__sync_val_compare_and_swap(&sl->tid, tid, 0);
+		if (!sl || !scxpol_hint__taken(p, tid, READ_ONCE(sl->pid_ino))) {
+			if (sl && READ_ONCE(sl->tid) == tid) {
+				WRITE_ONCE(sl->importance, 0);
+				/* only if still ours: a pruner may have freed it already */
+				__sync_val_compare_and_swap(&sl->tid, tid, 0);
+			}
+			bpf_map_delete_elem(&scxpol_hint_slot_idx, &tid);
 		}
-		bpf_map_delete_elem(&scxpol_hint_slot_idx, &tid);
 	}
 	/* the leader goes last; an exec by another thread leaves live > 0 */
 	if (tid != tgid)
 		return;
 	sig = p->signal;
-	if (!sig || !sig->live.counter)
+	if ((!sig || !sig->live.counter) &&
+	    scxpol_hint__gone(p, tgid, bpf_map_lookup_elem(&scxpol_hint_tgid, &tgid)))
 		bpf_map_delete_elem(&scxpol_hint_tgid, &tgid);
 }
 

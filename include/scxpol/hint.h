@@ -10,12 +10,15 @@
  *    against;
  *  - anyone else (a control plane, the application itself) opens a client
  *    on the maps the policy pinned, /sys/fs/bpf/scxpol/<policy>/ by default,
- *    and needs write access to them (the loader's pin_mode / pin_gid).
+ *    and needs write access to them (the loader's pin_mode / pin_gid), and
+ *    read access to the limits, which only the loader writes.
  *
  * Hints live in pinned maps: they survive restarts of the policy process.
- * Every write bumps the meta generation, which makes the BPF side resolve
+ * Every write bumps the generation, which makes the BPF side resolve
  * the affected tasks' hints again. Ids are those of the initial PID and
- * cgroup namespaces (what the kernel's task_struct holds).
+ * cgroup namespaces (what the kernel's task_struct holds). A process's or
+ * thread's hint names its task, not only its id (pids are reused): by the
+ * inode number of a pidfd for it, which needs pidfs (Linux 6.9 or later).
  *
  * A client is safe to share between threads. The calls return 0 or a
  * negative errno; pointer-returning ones NULL with errno set; each failure
@@ -70,7 +73,7 @@ struct scxpol_hint_limits {
 /*
  * scxpol_hint_setup - from the configure hook: size the hint maps of @s's
  * BPF object and, once it is loaded, write @lim into scxpol_hint_meta and
- * bump its generation (hints already in pinned maps are kept). Called after
+ * bump the generation (hints already in pinned maps are kept). Called after
  * load, it writes the limits at once (the sizes must then match the maps).
  * Errors: -EINVAL for a NULL or bad @lim, or when the object has no hint
  * maps (include <scxpol/hint.bpf.h>); -EEXIST when a map is already pinned
@@ -135,26 +138,34 @@ SCXPOL_API int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const
 
 /*
  * scxpol_hint_set_tgid - set the hint of process @tgid (all its threads).
- * -ESRCH when no such process exists; otherwise as _set_cgroup_id. Ids
- * are those of the initial PID namespace: every _tgid and _tid call from
- * another (a container's) is -EOPNOTSUPP, since its numbers name other
- * tasks of the host's.
+ * The hint is this process's: a later process given the same pid does not
+ * inherit it, also when this one exits before the write lands (the BPF
+ * side ignores it, counted in hint_stale; the prune removes it). -ESRCH
+ * when no such process exists; -EOPNOTSUPP without pidfs; -ENOSYS
+ * without pidfd_open(); otherwise as _set_cgroup_id. Ids are those of the
+ * initial PID namespace: every _tgid and _tid call from another (a
+ * container's) is -EOPNOTSUPP, since its numbers name other tasks of the
+ * host's.
  */
 SCXPOL_API int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid,
 				    const struct scxpol_hint *h);
-/* scxpol_hint_get_tgid - process @tgid's hint into @out; -ENOENT if none. */
+/*
+ * scxpol_hint_get_tgid - process @tgid's hint into @out; -ENOENT if none,
+ * also when the entry for @tgid was set for a process that is gone.
+ */
 SCXPOL_API int scxpol_hint_get_tgid(struct scxpol_hint_client *c, pid_t tgid,
 				    struct scxpol_hint *out);
 /* scxpol_hint_clear_tgid - remove process @tgid's hint; -ENOENT if none. */
 SCXPOL_API int scxpol_hint_clear_tgid(struct scxpol_hint_client *c, pid_t tgid);
 
 /*
- * scxpol_hint_set_tid - set the hint of thread @tid. -ESRCH when no such
- * thread exists; otherwise as _set_cgroup_id.
+ * scxpol_hint_set_tid - set the hint of thread @tid, this thread's only
+ * (as _set_tgid). -ESRCH when no such thread exists; otherwise as
+ * _set_tgid.
  */
 SCXPOL_API int scxpol_hint_set_tid(struct scxpol_hint_client *c, pid_t tid,
 				   const struct scxpol_hint *h);
-/* scxpol_hint_get_tid - thread @tid's hint into @out; -ENOENT if none. */
+/* scxpol_hint_get_tid - thread @tid's hint into @out; -ENOENT if none (as _get_tgid). */
 SCXPOL_API int scxpol_hint_get_tid(struct scxpol_hint_client *c, pid_t tid,
 				   struct scxpol_hint *out);
 /* scxpol_hint_clear_tid - remove thread @tid's hint; -ENOENT if none. */
@@ -164,8 +175,9 @@ SCXPOL_API int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid);
  * scxpol_hint_prune - remove the entries of tasks and cgroups that no
  * longer exist (the BPF side removes them when they die while a policy is
  * loaded; this catches the rest): cgroup hints whose cgroup is not in the
- * cgroup2 tree, tgid and tid hints of gone processes and threads, and
- * thread registrations of gone threads. *@removed (may be NULL) gets the
+ * cgroup2 tree, tgid and tid hints of gone processes and threads (also
+ * when a new task has their id now), and thread registrations of gone
+ * threads. *@removed (may be NULL) gets the
  * number of entries removed. -EOPNOTSUPP when the caller is not in the
  * initial PID and cgroup namespaces (it would see other ids). A kind that
  * cannot be checked (the cgroup tree unreadable) does not stop the others:
@@ -183,8 +195,7 @@ struct scxpol_hint_counts {
 SCXPOL_API int scxpol_hint_count(struct scxpol_hint_client *c, struct scxpol_hint_counts *out);
 
 /*
- * scxpol_hint_get_meta - the limits the policy published, and the current
- * generation, into @out.
+ * scxpol_hint_get_meta - the limits the policy published into @out.
  */
 SCXPOL_API int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out);
 
@@ -196,8 +207,10 @@ SCXPOL_API int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_
  * syscall. Safe against threads and processes registering at the same time
  * (a slot is claimed with a compare-and-swap on its owner). The slot's
  * importance starts at 0 and overrides the importance of the thread's map
- * hints. NULL + errno: ENOSPC (every slot taken), EEXIST (the thread is
- * registered already), EOPNOTSUPP (not in the initial PID namespace).
+ * hints; the slot names this thread (as _set_tid), so a later thread given
+ * its tid does not inherit it. NULL + errno: ENOSPC (every slot taken),
+ * EEXIST (the thread is registered already), EOPNOTSUPP (not in the
+ * initial PID namespace, or no pidfs), ENOSYS (no pidfd_open()).
  */
 SCXPOL_API struct scxpol_hint_thread *scxpol_hint_thread_register(struct scxpol_hint_client *c);
 

@@ -148,7 +148,13 @@ struct scxpol_stats_server_opts {
 	int gid;
 	/* Counter names and pools of the snapshots; copied, the names are not. */
 	const struct scxpol_stats_opts *stats;
-	/* Clients served at once (default 16); more are answered EBUSY and closed. */
+	/*
+	 * Clients served at once (default 16). When all are taken, a new
+	 * client takes the slot of one between requests: of the user (peer
+	 * uid) holding the most slots, the one idle the longest, which is
+	 * closed. If none is between requests, the new client is answered
+	 * EBUSY and closed.
+	 */
 	unsigned int max_clients;
 	/* Drop a client idle or not reading for this long (default 5000 ms; at most INT_MAX). */
 	unsigned int timeout_ms;
@@ -159,14 +165,20 @@ struct scxpol_stats_server_opts {
  * scxpol_stats_server_start - serve @s's stats on a Unix socket from a new
  * thread. It reads the current object on every request, so it keeps
  * working across restarts (answering ENODATA while none is loaded). Stop it
- * before scxpol_sched_close(). A socket nobody listens on (a killed
- * loader's) is replaced. The server holds an flock() on <path>.lock (a
- * file left in place), so that of two starting at once one fails. NULL +
- * errno: EADDRINUSE (a server already answers on the path, or holds its
- * lock), EEXIST (the path is not a socket), the error of
+ * before scxpol_sched_close(). The socket's directory must be private as
+ * the pin directory is: it and the directories above it owned by root or
+ * this user and writable by no one else (those above may be sticky), the
+ * directory itself no symbolic link. The socket gets its mode and group
+ * in a directory of its own before it is renamed into place. A socket
+ * nobody listens on (a killed loader's) is replaced. The server holds an
+ * flock() on <path>.lock (a file left in place, which must be this
+ * user's), so that of two starting at once one fails. NULL + errno:
+ * EADDRINUSE (a server already answers on the path, or holds its lock),
+ * EEXIST (the path is not a socket), EPERM or ENOTDIR (the directory is
+ * not private, or the lock file is another user's), the error of
  * connecting to a socket that is neither (one of another type),
- * ENAMETOOLONG (a path longer than 84 bytes: the socket is made under a
- * temporary name in the same directory first), errors creating the socket.
+ * ENAMETOOLONG (a path longer than 107 bytes, a Unix socket's), errors
+ * creating the socket.
  */
 SCXPOL_API struct scxpol_stats_server *
 scxpol_stats_server_start(struct scxpol_sched *s, const struct scxpol_stats_server_opts *opts);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* The cgroup tree of the fake kernel, for hint.bpf.h (see fake_hint.h). */
+#include <stdlib.h>
+
 #include "fake_hint.h"
 
 #define FAKE_CSS_ONLINE (1U << 1)
@@ -24,4 +26,58 @@ void fake_cgroup_offline(struct fake_cgroup *c)
 void fake_task_set_cgroup(struct task_struct *p, struct fake_cgroup *c)
 {
 	p->cgroups = &c->cset;
+}
+
+#define FAKE_MAX_TASKS 16
+
+static struct task_struct *hashed[FAKE_MAX_TASKS];
+static int held;
+
+void fake_task_hash(struct task_struct *p, struct pid *pid)
+{
+	int i;
+
+	p->thread_pid = pid;
+	for (i = 0; i < FAKE_MAX_TASKS; i++) {
+		if (hashed[i] == p)
+			return;
+		if (!hashed[i]) {
+			hashed[i] = p;
+			return;
+		}
+	}
+	abort();
+}
+
+void fake_task_unhash(struct task_struct *p)
+{
+	int i;
+
+	p->thread_pid = NULL;
+	for (i = 0; i < FAKE_MAX_TASKS; i++)
+		if (hashed[i] == p)
+			hashed[i] = NULL;
+}
+
+struct task_struct *bpf_task_from_pid(s32 pid)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_TASKS; i++)
+		if (hashed[i] && hashed[i]->pid == pid) {
+			held++;
+			return hashed[i];
+		}
+	return NULL;
+}
+
+void bpf_task_release(struct task_struct *p)
+{
+	(void)p;
+	held--;
+}
+
+int fake_tasks_held(void)
+{
+	return held;
 }

@@ -18,6 +18,11 @@ struct signal_struct {
 	atomic_t live;
 };
 
+/* What hint.bpf.h reads of a task's struct pid: its pidfs inode number. */
+struct pid {
+	u64 ino;
+};
+
 /* A cgroup and what a task in it points at. */
 struct fake_cgroup {
 	struct cgroup cgrp;
@@ -31,5 +36,16 @@ void fake_cgroup_init(struct fake_cgroup *c, u64 id, struct fake_cgroup *parent)
 void fake_cgroup_offline(struct fake_cgroup *c);
 /* Put @p in @c (its cgroup2 membership). */
 void fake_task_set_cgroup(struct task_struct *p, struct fake_cgroup *c);
+
+/*
+ * Give @p the struct pid @pid (its identity) and make bpf_task_from_pid()
+ * find it by its pid, as a live task; fake_task_unhash() undoes both, as
+ * release_task() does at exit (thread_pid NULL), which frees the pid for
+ * another task. bpf_task_release() must balance bpf_task_from_pid():
+ * fake_tasks_held() counts what is held.
+ */
+void fake_task_hash(struct task_struct *p, struct pid *pid);
+void fake_task_unhash(struct task_struct *p);
+int fake_tasks_held(void);
 
 #endif

@@ -577,6 +577,7 @@ void fake_task_init(struct task_struct *p, s32 pid, const char *comm)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->tgid = pid;
+	p->group_leader = p;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	for (c = 0; c < nr_cpus; c++)
 		fake_mask_set(&p->cpus_mask, (s32)c);

@@ -142,6 +142,8 @@ struct task_struct {
 	unsigned int flags;           /* PF_* (hint.bpf.h: PF_EXITING) */
 	struct css_set *cgroups;      /* task.bpf.h: scxpol_task_cgroup() */
 	struct signal_struct *signal; /* hint.bpf.h: live threads */
+	struct pid *thread_pid;       /* hint.bpf.h: identity; NULL once unhashed */
+	struct task_struct *group_leader;
 	/* fake only */
 	s32 fake_cpu;     /* scx_bpf_task_cpu() */
 	u64 fake_dsq;     /* DSQ it is queued on, 0 if none */
@@ -242,6 +244,9 @@ __weak bool bpf_cpumask_intersects(const struct cpumask *a, const struct cpumask
 __weak u32 bpf_cpumask_weight(const struct cpumask *cpumask);
 __weak u32 bpf_cpumask_any_and_distribute(const struct cpumask *a, const struct cpumask *b);
 __weak void bpf_rcu_read_lock(void);
+/* fake_hint.c: the tasks fake_task_hash() made findable */
+__weak struct task_struct *bpf_task_from_pid(s32 pid);
+__weak void bpf_task_release(struct task_struct *p);
 __weak void bpf_rcu_read_unlock(void);
 
 __weak long bpf_timer_init(struct bpf_timer *timer, void *map, u64 flags);

@@ -14,7 +14,8 @@
  *   prune                              removed=N
  *   raw tid|tgid ID class=N|pool=N|importance=N
  *                                      write the map directly, past the
- *                                      client's checks (as a buggy writer would)
+ *                                      client's checks (as a buggy writer would),
+ *                                      for the task that has the id (or none)
  *   slots SOCKET WAKEUPS IMP...        register this thread; per IMP: set it,
  *                                      sleep/wake WAKEUPS times, print the
  *                                      deltas of the policy's counters
@@ -22,14 +23,25 @@
  *   race THREADS                       THREADS threads register at once
  *   exit-registered                    a thread registers and exits without
  *                                      unregistering
+ *   meta                               nr_pools= nr_classes= max_importance=
+ *                                      nr_slots=: the limits
+ *   tamper-limits                      try to raise max_importance in the
+ *                                      pinned limits every way a writer
+ *                                      could (open for writing, update, mmap);
+ *                                      exit 0 if every way is refused
  * Exit status 0 on success, 1 with the library's message on failure.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,20 +169,77 @@ static int set_cgroups(const char *dir, struct scxpol_hint *h)
 	return 0;
 }
 
-/* Write a hint straight into the pinned map, bumping nothing. */
+/* The identity a hint for task @id names (<scxpol/abi/hint.h>); 0 if it is gone. */
+static __u64 pid_ino(const char *kind, __u32 id)
+{
+	int fd = (int)syscall(SYS_pidfd_open, id, strcmp(kind, "tid") ? 0 : O_EXCL /* PIDFD_THREAD */);
+	struct stat st;
+	__u64 ino = 0;
+
+	if (fd >= 0 && !fstat(fd, &st))
+		ino = st.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return ino;
+}
+
+/* Write a task hint straight into the pinned map, for the task that has the id, bumping nothing. */
 static int raw(const char *root, const char *kind, const char *id, struct scxpol_hint *h)
 {
 	char path[4200];
 	__u32 key = (__u32)strtoul(id, NULL, 0);
+	struct scxpol_hint_task t = { .hint = *h, .pid_ino = pid_ino(kind, key) };
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/scxpol_hint_%s", root, kind);
 	fd = bpf_obj_get(path);
-	if (fd < 0 || bpf_map_update_elem(fd, &key, h, BPF_ANY)) {
+	if (fd < 0 || bpf_map_update_elem(fd, &key, &t, BPF_ANY)) {
 		fprintf(stderr, "hintctl: raw %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	return 0;
+}
+
+/* One way into the limits: "<what>: refused (<errno>)", or a count of the ways let through. */
+static int refused(const char *what, bool failed)
+{
+	if (failed) {
+		printf("%s: refused (%s)\n", what, strerror(errno));
+		return 0;
+	}
+	printf("%s: ALLOWED\n", what);
+	return 1;
+}
+
+/* What a hint writer could try to raise the limits with (max_importance 1000000). */
+static int tamper(const char *root)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
+	struct scxpol_hint_meta m;
+	char path[4200];
+	int fd, allowed = 0;
+	void *p;
+
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
+	fd = bpf_obj_get(path);
+	allowed += refused("open for writing", fd < 0);
+	if (fd < 0)
+		fd = bpf_obj_get_opts(path, &ro);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &(__u32){ 0 }, &m)) {
+		fprintf(stderr, "hintctl: tamper-limits: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	m.max_importance = 1000000;
+	allowed += refused("update", bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY) != 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	allowed += refused("mmap for writing", p == MAP_FAILED);
+	if (p != MAP_FAILED) {
+		/* the old layout: gen (8 bytes) then nr_pools, nr_classes, max_importance */
+		((__u32 *)p)[4] = 1000000;
+		munmap(p, 4096);
+	}
+	close(fd);
+	return allowed ? 1 : 0;
 }
 
 /* The memlock figure of each hint hash map pinned under @root. */
@@ -348,6 +417,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "mem"))
 		return mem(rootbuf);
+	if (!strcmp(argv[0], "tamper-limits"))
+		return tamper(rootbuf);
 	co.pin_root = root;
 	client = scxpol_hint_client_open(policy, &co);
 	if (!client)
@@ -368,6 +439,13 @@ int main(int argc, char **argv)
 		if (!r)
 			printf("cgroups=%u tgids=%u tids=%u threads=%u\n", cnt.cgroups, cnt.tgids,
 			       cnt.tids, cnt.threads);
+	} else if (!strcmp(argv[0], "meta")) {
+		struct scxpol_hint_meta m;
+
+		r = scxpol_hint_get_meta(client, &m) ? die("meta") : 0;
+		if (!r)
+			printf("nr_pools=%u nr_classes=%u max_importance=%u nr_slots=%u\n", m.nr_pools,
+			       m.nr_classes, m.max_importance, m.nr_slots);
 	} else if (!strcmp(argv[0], "prune")) {
 		r = scxpol_hint_prune(client, &n) ? die("prune") : 0;
 		if (!r)

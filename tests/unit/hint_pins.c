@@ -17,17 +17,19 @@
 
 const struct hint_pin_map hint_pin_maps[NR_HINT_PIN_MAPS] = {
 	{ "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 16, 64, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 16, NR_SLOTS, BPF_F_MMAPABLE },
+	{ "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 24, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 24, 64, BPF_F_NO_PREALLOC },
+	{ "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 24, NR_SLOTS, BPF_F_MMAPABLE },
 	{ "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, 4, 4, NR_SLOTS, BPF_F_NO_PREALLOC },
-	{ "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 24, 1, BPF_F_MMAPABLE },
+	{ "scxpol_hint_gen", BPF_MAP_TYPE_ARRAY, 4, 8, 1, BPF_F_MMAPABLE },
+	{ "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG },
 };
 
 void make_pins(const char *dir, const char *skip, const char *bad, const char *max1)
 {
-	struct scxpol_hint_meta m = { .gen = 1, .nr_pools = HINT_PINS_NR_POOLS, .nr_classes = 3,
+	struct scxpol_hint_meta m = { .nr_pools = HINT_PINS_NR_POOLS, .nr_classes = 3,
 				      .max_importance = 7, .nr_slots = NR_SLOTS };
+	__u64 gen = 1;
 	char path[512];
 	size_t i;
 
@@ -45,6 +47,8 @@ void make_pins(const char *dir, const char *skip, const char *bad, const char *m
 		assert_true(fd >= 0);
 		if (!strcmp(p->name, "scxpol_hint_meta"))
 			assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
+		if (!strcmp(p->name, "scxpol_hint_gen"))
+			assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &gen, BPF_ANY), 0);
 		snprintf(path, sizeof(path), "%s/%s", dir, p->name);
 		assert_int_equal(bpf_obj_pin(fd, path), 0);
 		close(fd);

@@ -9,8 +9,8 @@
 #include <bpf/bpf.h>
 
 #define NR_SLOTS 8
-#define NR_HINT_PIN_MAPS 6
-/* what make_pins() publishes in scxpol_hint_meta */
+#define NR_HINT_PIN_MAPS 7
+/* what make_pins() publishes in scxpol_hint_meta (and its generation: 1) */
 #define HINT_PINS_NR_POOLS 2
 
 struct hint_pin_map {

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +40,7 @@
 #include "hintpol.bpf.skel.h"
 #include "internal.h"
 #include "minimal.bpf.skel.h"
+#include "pidfd_native.h"
 
 SCXPOL_SKEL_DEFINE(hintpol_bpf);
 SCXPOL_SKEL_DEFINE(minimal_bpf);
@@ -69,6 +72,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	pidfd_native_fail = 0; /* a failed test_no_pidfd_open() fails no other */
 	if (mounted)
 		umount(mnt);
 	rmdir(mnt);
@@ -100,12 +104,29 @@ static struct scxpol_hint_client *open_client(void)
 		assert_string_equal(scxpol_last_error(), err_buf);        \
 	} while (0)
 
+/* A pin of the hint maps under root, opened. */
+static int pin(const char *map)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, map);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* The generation writers bump, in the pins @c opened (those under root). */
 static __u64 gen(struct scxpol_hint_client *c)
 {
-	struct scxpol_hint_meta m;
+	__u64 g;
+	int fd;
 
-	assert_int_equal(scxpol_hint_get_meta(c, &m), 0);
-	return m.gen;
+	(void)c;
+	fd = pin("scxpol_hint_gen");
+	assert_int_equal(bpf_map_lookup_elem(fd, &(__u32){ 0 }, &g), 0);
+	close(fd);
+	return g;
 }
 
 /* --- opening ---------------------------------------------------------------- */
@@ -149,7 +170,7 @@ static void test_open_errors(void **state)
 	assert_null(open_at(dir));
 	assert_int_equal(errno, EPROTO);
 	snprintf(err_buf, sizeof(err_buf), "%s/scxpol_hint_tgid: map type 1, key 4 bytes, value 8 "
-		 "bytes, flags 0x1; this libscxpol expects type 1, key 4, value 16 "
+		 "bytes, flags 0x1; this libscxpol expects type 1, key 4, value 24 "
 		 "(<scxpol/abi/hint.h> of the policy and of this program differ)", dir);
 	assert_string_equal(scxpol_last_error(), err_buf);
 }
@@ -198,7 +219,10 @@ static int run_child(gid_t group, int want_err, const char *want_msg)
 	return WEXITSTATUS(status);
 }
 
-/* The pins as pin_gid 4242 and pin_mode 0660 leave them. */
+/*
+ * The pins as pin_gid 4242 and pin_mode 0660 leave them: the limits, which
+ * the programs only read (BPF_F_RDONLY_PROG), 0640.
+ */
 static void share_pins(void)
 {
 	char path[512];
@@ -209,7 +233,8 @@ static void share_pins(void)
 	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, hint_pin_maps[i].name);
 		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
-		assert_int_equal(chmod(path, 0660), 0);
+		assert_int_equal(chmod(path, hint_pin_maps[i].flags & BPF_F_RDONLY_PROG ? 0640 : 0660),
+				 0);
 	}
 }
 
@@ -244,6 +269,60 @@ static void test_permissions(void **state)
 		 "%s is mode 0710 owned by root:4242; ask for group access via the policy's "
 		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", root, root);
 	assert_int_equal(run_child(0, EACCES, want), 0);
+	scxpol_hint_client_close(c);
+}
+
+/*
+ * What a member of the pin group can do to the limits: open them to read
+ * (the client does), not to write, and not write through a read-only
+ * descriptor. 0, or the step that was let through.
+ */
+static int child_tamper(void)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
+	struct scxpol_hint_meta m;
+	gid_t group = 4242;
+	char path[512];
+	void *p;
+	int fd;
+
+	if (setgroups(1, &group) || setgid(65534) || setuid(65534))
+		return 10;
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
+	if (bpf_obj_get(path) >= 0 || errno != EACCES)
+		return 11;
+	fd = bpf_obj_get_opts(path, &ro);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &(__u32){ 0 }, &m) || m.max_importance != 7)
+		return 12;
+	m.max_importance = 1000;
+	if (!bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY) || errno != EPERM)
+		return 13;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED)
+		return 14;
+	return 0;
+}
+
+static void test_limits_not_writable(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint_meta m;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	share_pins();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		scxpol_hint_client_close(c); /* the child's copy: no leak under valgrind */
+		_exit(child_tamper());
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(scxpol_hint_get_meta(c, &m), 0);
+	assert_int_equal(m.max_importance, 7);
 	scxpol_hint_client_close(c);
 }
 
@@ -370,10 +449,14 @@ static void test_other_pid_namespace(void **state)
 
 			if (r != -EOPNOTSUPP || strcmp(scxpol_last_error(), want)) {
 				fprintf(stderr, "set_tgid: %d, '%s'\n", r, scxpol_last_error());
-				_exit(1);
+				r = 1;
+			} else {
+				r = scxpol_hint_clear_tid(c, 1) == -EOPNOTSUPP ? 0 : 2;
 			}
-			_exit(scxpol_hint_clear_tid(c, 1) == -EOPNOTSUPP ? 0 : 2);
+			scxpol_hint_client_close(c);
+			_exit(r);
 		}
+		scxpol_hint_client_close(c);
 		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
 			_exit(3);
 		_exit(WEXITSTATUS(status));
@@ -393,14 +476,11 @@ static void test_no_pools(void **state)
 {
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint h = { .pool = 0, .flags = SCXPOL_HINT_F_POOL };
-	struct scxpol_hint_meta m = { .gen = 5, .nr_classes = 0 };
-	char path[512];
+	struct scxpol_hint_meta m = { .nr_classes = 0 };
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_meta");
 	assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
 	close(fd);
 	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 0 out of range: "
@@ -536,14 +616,17 @@ static int hidden_child(int (*fn)(struct scxpol_hint_client *c))
 	return r;
 }
 
-static int run_hidden(int (*fn)(struct scxpol_hint_client *c))
+/* hidden_child(@fn) in a child of this process, which has client @own open. */
+static int run_hidden(struct scxpol_hint_client *own, int (*fn)(struct scxpol_hint_client *c))
 {
 	int status;
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
-	if (!pid)
+	if (!pid) {
+		scxpol_hint_client_close(own); /* the child's copy: no leak under valgrind */
 		_exit(hidden_child(fn));
+	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	return WEXITSTATUS(status);
@@ -567,10 +650,10 @@ static void test_hidden_tasks(void **state)
 	pthread_barrier_wait(&w.b);
 	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
 	share_pins();
-	assert_int_equal(run_hidden(set_parent), 0);
+	assert_int_equal(run_hidden(c, set_parent), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
 	assert_int_equal(h.class_id, 2);
-	assert_int_equal(run_hidden(do_prune), 0);
+	assert_int_equal(run_hidden(c, do_prune), 0);
 	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
 	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
 	assert_int_equal(scxpol_hint_get_tid(c, w.tid, &h), 0);
@@ -611,17 +694,14 @@ int bpf_map_get_next_key(int fd, const void *key, void *next_key)
 /* An entry deleted under the walk: the others are counted once each, not twice. */
 static void test_count_while_entries_go(void **state)
 {
-	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	struct scxpol_hint_task h = { .hint = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS } };
 	struct scxpol_hint_client *c = open_client();
 	struct scxpol_hint_counts n;
-	char path[512];
 	__u32 tid;
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_tid");
 	for (tid = 1000; tid < 1010; tid++)
 		assert_int_equal(bpf_map_update_elem(fd, &tid, &h, BPF_ANY), 0);
 	/* the third key the walk stands on goes (after it was counted) */
@@ -639,13 +719,10 @@ static void test_count_while_entries_go(void **state)
 static struct scxpol_hint_slot slot_at(struct scxpol_hint_client *c, __u32 idx)
 {
 	struct scxpol_hint_slot s;
-	char path[512];
 	int fd;
 
 	(void)c;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_slots", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_slots");
 	assert_int_equal(bpf_map_lookup_elem(fd, &idx, &s), 0);
 	close(fd);
 	return s;
@@ -653,12 +730,9 @@ static struct scxpol_hint_slot slot_at(struct scxpol_hint_client *c, __u32 idx)
 
 static int slot_of(__u32 tid, __u32 *idx)
 {
-	char path[512];
 	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/scxpol_hint_slot_idx", root);
-	fd = bpf_obj_get(path);
-	assert_true(fd >= 0);
+	fd = pin("scxpol_hint_slot_idx");
 	r = bpf_map_lookup_elem(fd, &tid, idx);
 	close(fd);
 	return r;
@@ -708,12 +782,10 @@ static void test_thread_slot(void **state)
 	t = scxpol_hint_thread_register(c);
 	assert_non_null(t);
 	{
-		char path[512];
 		struct scxpol_hint_slot z = { 0 };
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/scxpol_hint_slots", root);
-		fd = bpf_obj_get(path);
+		fd = pin("scxpol_hint_slots");
 		assert_int_equal(bpf_map_update_elem(fd, &idx, &z, BPF_ANY), 0);
 		close(fd);
 	}
@@ -952,6 +1024,254 @@ static void test_prune(void **state)
 	scxpol_hint_client_close(c);
 }
 
+/* --- ids reused ----------------------------------------------------------------- */
+
+/* A child that waits to be killed; its pid. */
+static pid_t spawn_paused(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		/* gone with the test, whatever assertion ends it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+/* Write ns_last_pid so that the next task gets @want; false without it. */
+static bool next_pid(pid_t want)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC), n;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	n = snprintf(buf, sizeof(buf), "%d", (int)want - 1);
+	ok = write(fd, buf, (size_t)n) == n;
+	close(fd);
+	return ok;
+}
+
+/*
+ * A new child that gets pid @want, which is free (other processes of the
+ * host may take it first: try again). 0 when it cannot be had (no
+ * ns_last_pid).
+ */
+static pid_t spawn_as(pid_t want)
+{
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!next_pid(want))
+			return 0;
+		pid = spawn_paused();
+		if (pid == want)
+			return pid;
+		reap(pid);
+	}
+	return 0;
+}
+
+/*
+ * A process exits while no policy runs and a new one gets its pid: the
+ * hints set for the first are not the second's. get says so, and the
+ * prune removes them though the pid is alive.
+ */
+static void test_pid_reused(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
+	struct scxpol_hint_counts n;
+	unsigned int removed;
+	pid_t first, second;
+
+	(void)state;
+	first = spawn_paused();
+	assert_int_equal(scxpol_hint_set_tgid(c, first, &h), 0);
+	assert_int_equal(scxpol_hint_set_tid(c, first, &h), 0);
+	reap(first);
+	second = spawn_as(first);
+	if (!second) {
+		scxpol_hint_client_close(c);
+		skip();
+	}
+	expect_err(scxpol_hint_get_tgid(c, second, &out), ENOENT, "tgid %d: no hint (the entry "
+		   "for this id is of a process that is gone; the prune removes it)", second);
+	expect_err(scxpol_hint_get_tid(c, second, &out), ENOENT, "tid %d: no hint (the entry for "
+		   "this id is of a thread that is gone; the prune removes it)", second);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 2);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.tgids + n.tids, 0);
+	/* its own */
+	assert_int_equal(scxpol_hint_set_tgid(c, second, &h), 0);
+	assert_int_equal(scxpol_hint_get_tgid(c, second, &out), 0);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 0);
+	reap(second);
+	scxpol_hint_client_close(c);
+}
+
+/* Armed: the next write to map @reuse_id first replaces process *reuse_pid by a new one. */
+static __u32 reuse_id;
+static pid_t *reuse_pid;
+
+/* libbpf's, through this hook: the process dies and its pid is reused as the client writes. */
+int bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags)
+{
+	int (*real)(int, const void *, const void *, __u64) =
+		(int (*)(int, const void *, const void *, __u64))dlsym(RTLD_NEXT,
+								      "bpf_map_update_elem");
+
+	if (reuse_id && map_id(fd) == reuse_id) {
+		pid_t old = *reuse_pid;
+
+		reuse_id = 0;
+		reap(old);
+		*reuse_pid = spawn_as(old);
+	}
+	return real(fd, key, value, flags);
+}
+
+/* The process exits between the client's look at it and its write. */
+static void test_pid_reused_under_write(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
+	unsigned int removed;
+	pid_t pid, first;
+	int fd;
+
+	(void)state;
+	fd = pin("scxpol_hint_tgid");
+	pid = first = spawn_paused();
+	reuse_pid = &pid;
+	reuse_id = map_id(fd);
+	close(fd);
+	assert_int_equal(scxpol_hint_set_tgid(c, pid, &h), 0);
+	if (!pid) {
+		scxpol_hint_client_close(c);
+		skip();
+	}
+	assert_int_equal(pid, first);
+	expect_err(scxpol_hint_get_tgid(c, pid, &out), ENOENT, "tgid %d: no hint (the entry for "
+		   "this id is of a process that is gone; the prune removes it)", pid);
+	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
+	assert_int_equal(removed, 1);
+	reap(pid);
+	scxpol_hint_client_close(c);
+}
+
+struct tid_reg {
+	struct scxpol_hint_client *c;
+	pid_t tid;
+	struct scxpol_hint_thread *t;
+	int err;
+};
+
+/* Registers, records its tid, and exits registered. */
+static void *register_recorded(void *arg)
+{
+	struct tid_reg *a = arg;
+
+	a->tid = gettid();
+	a->t = scxpol_hint_thread_register(a->c);
+	a->err = a->t ? 0 : errno;
+	return NULL;
+}
+
+/*
+ * A thread exits registered, and a new thread gets its tid: the slot is
+ * the first thread's, so the second registers (it is not "registered
+ * already"), and the first's slot is given back.
+ */
+static void test_tid_reused_slot(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct tid_reg first = { .c = c }, second = { .c = c };
+	struct scxpol_hint_counts n;
+	pthread_t th;
+	int i;
+
+	(void)state;
+	pthread_create(&th, NULL, register_recorded, &first);
+	pthread_join(th, NULL);
+	assert_non_null(first.t);
+	for (i = 0; i < 100; i++) {
+		if (!next_pid(first.tid))
+			break;
+		second = (struct tid_reg){ .c = c };
+		pthread_create(&th, NULL, register_recorded, &second);
+		pthread_join(th, NULL);
+		if (second.tid == first.tid)
+			break;
+		if (second.t)
+			scxpol_hint_thread_unregister(second.t);
+	}
+	if (second.tid != first.tid) {
+		free(first.t);
+		scxpol_hint_client_close(c);
+		skip();
+	}
+	assert_int_equal(second.err, 0);
+	assert_non_null(second.t);
+	assert_int_equal(scxpol_hint_count(c, &n), 0);
+	assert_int_equal(n.threads, 1);
+	assert_int_equal(scxpol_hint_thread_unregister(second.t), 0);
+	/* the handle only: its slot went with the second registration */
+	free(first.t);
+	scxpol_hint_client_close(c);
+}
+
+/*
+ * A kernel without pidfd_open() (or a tool that does not know the call):
+ * every call that names a task says which call is missing, and the prune
+ * cannot tell an entry's task from an earlier one with its id.
+ */
+static void test_no_pidfd_open(void **state)
+{
+	struct scxpol_hint_client *c = open_client();
+	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
+	const char *why = "pidfd_open() is not offered (ENOSYS): it needs Linux 5.3 or later, "
+			  "and a tool this process runs under may not know it (valgrind 3.19 "
+			  "does not)";
+	pid_t tid = gettid();
+	unsigned int removed = 0;
+
+	(void)state;
+	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
+	pidfd_native_fail = ENOSYS;
+	expect_err(scxpol_hint_set_tid(c, tid, &h), ENOSYS, "tid %d: a hint names its task by "
+		   "its pidfd's inode, as ids are reused: %s", tid, why);
+	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), ENOSYS, "tgid %d: a hint names its "
+		   "task by its pidfd's inode, as ids are reused: %s", getpid(), why);
+	expect_err(scxpol_hint_get_tid(c, tid, &h), ENOSYS, "tid %d: a hint names its task by "
+		   "its pidfd's inode, as ids are reused: %s", tid, why);
+	assert_null(scxpol_hint_thread_register(c));
+	assert_int_equal(errno, ENOSYS);
+	snprintf(err_buf, sizeof(err_buf), "thread %d: a slot names its thread by its pidfd's "
+		 "inode: %s", tid, why);
+	assert_string_equal(scxpol_last_error(), err_buf);
+	expect_err(scxpol_hint_prune(c, &removed), ENOSYS, "cannot tell the tasks of "
+		   "%s/scxpol_hint_tid from earlier ones with their ids: %s", root, why);
+	assert_int_equal(removed, 0);
+	pidfd_native_fail = 0;
+	assert_int_equal(scxpol_hint_get_tid(c, tid, &h), 0);
+	assert_int_equal(h.class_id, 1);
+	scxpol_hint_client_close(c);
+}
+
 /* --- the policy side ---------------------------------------------------------------- */
 
 static struct scxpol_sched *open_policy(const struct scxpol_skel *skel, const char *pins)
@@ -1125,7 +1445,7 @@ static void test_setup_checks_pinned_flags(void **state)
 	/* scxpol_hint_tid preallocated (flags 0), where the policy says BPF_F_NO_PREALLOC */
 	snprintf(dir, sizeof(dir), "%s/flags", mnt);
 	make_pins(dir, "scxpol_hint_tid", NULL, NULL);
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "hint_test", 4, 16, 64, &mo);
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "hint_test", 4, 24, 64, &mo);
 	assert_true(fd >= 0);
 	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", dir);
 	assert_int_equal(bpf_obj_pin(fd, path), 0);
@@ -1141,7 +1461,7 @@ static void test_setup_checks_pinned_flags(void **state)
 	make_pins(dir, NULL, "scxpol_hint_tgid", NULL);
 	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
 	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s/scxpol_hint_tgid: map type 1, key 4 "
-		   "bytes, value 8 bytes, flags 0x1; this libscxpol expects type 1, key 4, value 16 "
+		   "bytes, value 8 bytes, flags 0x1; this libscxpol expects type 1, key 4, value 24 "
 		   "(<scxpol/abi/hint.h> of the pin's build and of this program differ): remove the "
 		   "pins (rm -r %s) to start afresh", dir, dir);
 	scxpol_sched_close(s);
@@ -1185,12 +1505,35 @@ static void test_mountinfo(void **state)
 						  m, sizeof(m)), -EINVAL);
 }
 
+static void test_proc_status(void **state)
+{
+	pid_t t = 0;
+
+	(void)state;
+	assert_int_equal(scxpol_proc_status_tgid("Name:\tbash\nUmask:\t0022\nState:\tS\n"
+						 "Tgid:\t4242\nNgid:\t0\nPid:\t4243\n", &t), 0);
+	assert_int_equal(t, 4242);
+	/* the last line, without its newline; the name is escaped, so no line mimics one */
+	assert_int_equal(scxpol_proc_status_tgid("Name:\tTgid: 7\nTgid:  9", &t), 0);
+	assert_int_equal(t, 9);
+	/* what strtol() took: a sign, trailing text, an overflow, no number, pid 0 */
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t-5\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t12x\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t2147483648\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Tgid:\t0\n", &t), -EINVAL);
+	assert_int_equal(scxpol_proc_status_tgid("Name:\tx\n", &t), -EINVAL);
+	assert_int_equal(t, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mountinfo),
+		cmocka_unit_test(test_proc_status),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits_not_writable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_pid_namespace, setup, teardown),
@@ -1203,6 +1546,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_without_cgroup_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reused_under_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tid_reused_slot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_pidfd_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),

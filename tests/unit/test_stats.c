@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -685,6 +687,18 @@ static void read_all(int fd, char *buf, size_t len)
 	buf[off] = '\0';
 }
 
+/* A request and its response on the open connection @fd. */
+static void ask(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	assert_int_equal(send(fd, "{\"req\":\"list\"}\n", 15, 0), 15);
+	n = recv(fd, buf, len - 1, 0);
+	assert_true(n > 0 && buf[n - 1] == '\n');
+	buf[n] = '\0';
+	assert_true(!strncmp(buf, "{\"errno\":0,", 11));
+}
+
 static void test_server(void **state)
 {
 	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = unames, .nr_user = 3);
@@ -750,10 +764,11 @@ static void test_server(void **state)
 	close(fd);
 
 	/*
-	 * max_clients 2: a third is answered EBUSY and closed; then served again.
-	 * On a server that does not drop idle clients soon: with the 300 ms
-	 * above, a loaded machine could delay the third past the first two's
-	 * timeout, and it would then be served instead.
+	 * max_clients 2, both in the middle of a request: a third is answered
+	 * EBUSY and closed; then served again. On a server that does not drop
+	 * idle clients soon: with the 300 ms above, a loaded machine could
+	 * delay the third past the first two's timeout, and it would then be
+	 * served instead. (The server reads its clients before it accepts.)
 	 */
 	scxpol_stats_server_stop(srv);
 	vo.timeout_ms = 60000;
@@ -761,7 +776,11 @@ static void test_server(void **state)
 	assert_non_null(srv);
 	fd = raw_connect(path);
 	fd2 = raw_connect(path);
-	usleep(50000); /* let the server accept both */
+	/* an answer: accepted; then the halves, sent before the third connects, are read first */
+	ask(fd, buf, sizeof(buf));
+	ask(fd2, buf, sizeof(buf));
+	assert_int_equal(send(fd, "{\"req\":", 7, 0), 7);
+	assert_int_equal(send(fd2, "{\"req\":", 7, 0), 7);
 	fd3 = raw_connect(path);
 	read_all(fd3, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"errno\":16,\"resp\":null,\"error\":\"too many clients (2); try "
@@ -787,6 +806,75 @@ static void test_server(void **state)
 	snprintf(buf, sizeof(buf), "cannot connect to %s: No such file or directory (is the policy "
 		 "running with its stats server?)", path);
 	assert_string_equal(scxpol_last_error(), buf);
+	scxpol_sched_close(s);
+}
+
+/* raw_connect() as user @uid (the server learns it with SO_PEERCRED). */
+static int connect_as(const char *path, uid_t uid)
+{
+	int fd;
+
+	assert_int_equal(seteuid(uid), 0);
+	fd = raw_connect(path);
+	assert_int_equal(seteuid(0), 0);
+	return fd;
+}
+
+/*
+ * Clients that ask every few seconds hold their slots for good unless the
+ * server takes one back: with all 4 taken by clients between requests, a
+ * new one gets the slot of the user holding the most (uid 65534's 3), the
+ * one idle longest; the next, with 2 each, the oldest of all. Needs root
+ * (seteuid).
+ */
+static void test_server_evicts_idle(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char path[256], buf[8192];
+	int nobody[3], mine, fresh, fresh2, i;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	assert_int_equal(chmod(dir, 0711), 0);
+	snprintf(path, sizeof(path), "%s/slots.sock", dir);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path, .mode = 0666, .max_clients = 4,
+		    .timeout_ms = 60000);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	for (i = 0; i < 3; i++) {
+		nobody[i] = connect_as(path, 65534);
+		ask(nobody[i], buf, sizeof(buf));
+		usleep(2000); /* idle times apart, in ms */
+	}
+	mine = raw_connect(path);
+	ask(mine, buf, sizeof(buf));
+	usleep(2000);
+
+	/* full: the new client is served, nobody's oldest is closed */
+	fresh = raw_connect(path);
+	ask(fresh, buf, sizeof(buf));
+	read_all(nobody[0], buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	ask(mine, buf, sizeof(buf));
+	ask(nobody[1], buf, sizeof(buf));
+	usleep(2000);
+
+	/* 2 each now: the one idle longest goes, whoever's it is (nobody[2]) */
+	fresh2 = raw_connect(path);
+	ask(fresh2, buf, sizeof(buf));
+	read_all(nobody[2], buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	ask(nobody[1], buf, sizeof(buf));
+	ask(mine, buf, sizeof(buf));
+	ask(fresh, buf, sizeof(buf));
+	for (i = 0; i < 3; i++)
+		close(nobody[i]);
+	close(mine);
+	close(fresh);
+	close(fresh2);
+	scxpol_stats_server_stop(srv);
 	scxpol_sched_close(s);
 }
 
@@ -837,6 +925,163 @@ static void test_server_stale_socket_and_mode(void **state)
  * nobody listens on (a killed loader's): a file, or a live socket of
  * another kind (a datagram socket as /dev/log), is someone else's.
  */
+/* scxpol_stats_server_start() on @path must fail with @err and the message @fmt. */
+#define expect_refused(s, path, err, fmt, ...)                                          \
+	do {                                                                             \
+		char want_[1024];                                                        \
+		SCXPOL_OPTS(scxpol_stats_server_opts, vo_, .path = (path));              \
+		assert_null(scxpol_stats_server_start((s), &vo_));                       \
+		assert_int_equal(errno, (err));                                          \
+		snprintf(want_, sizeof(want_), fmt, ##__VA_ARGS__);                      \
+		assert_string_equal(scxpol_last_error(), want_);                         \
+	} while (0)
+
+/* A child of uid 65534 holding an flock() on @path until it is killed. */
+static pid_t hold_lock_as_nobody(const char *path)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd;
+
+		close(p[0]);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(1);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * The socket's directory is checked as the pin directory is, and the lock
+ * file must be this user's: another user who could write there, or who
+ * made the lock file first, could hold the lock (no server ever starts) or
+ * put a link where the socket goes. Needs root (chown, setresuid).
+ */
+static void test_server_private_dir(void **state)
+{
+	struct scxpol_sched *s = open_minimal();
+	struct scxpol_stats_server *srv;
+	char d[200], other[200], path[256], lock[300];
+	static const struct {
+		const char *name, *what, *who;
+		mode_t mode;
+		uid_t uid;
+	} bad[] = {
+		{ "grp", "is writable by its group (mode 0770)", "they", 0770, 0 },
+		{ "theirs", "belongs to uid 65534, not to root or this user", "its owner", 0755,
+		  65534 },
+		/* sticky is no shelter for the socket's own directory */
+		{ "sticky", "is writable by everyone (mode 1777)", "they", 01777, 0 },
+	};
+	struct dirent *de;
+	struct stat sb;
+	unsigned int n;
+	pid_t holder;
+	size_t i;
+	DIR *dd;
+	int fd;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	/* a directory its group may write to, another user's, a sticky one */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(d, sizeof(d), "%s/%s", dir, bad[i].name);
+		assert_int_equal(mkdir(d, 0700), 0);
+		assert_int_equal(chmod(d, bad[i].mode), 0);
+		assert_int_equal(chown(d, bad[i].uid, bad[i].uid), 0);
+		snprintf(path, sizeof(path), "%s/x.sock", d);
+		expect_refused(s, path, EPERM, "stats socket directory %s: %s %s: %s could replace "
+			       "the socket", d, d, bad[i].what, bad[i].who);
+	}
+
+	/* a link for the directory, even to a good one */
+	snprintf(d, sizeof(d), "%s/good", dir);
+	assert_int_equal(mkdir(d, 0711), 0);
+	snprintf(other, sizeof(other), "%s/link", dir);
+	assert_int_equal(symlink(d, other), 0);
+	snprintf(path, sizeof(path), "%s/x.sock", other);
+	expect_refused(s, path, ENOTDIR, "stats socket directory %s: %s is not a directory (a "
+		       "symbolic link?)", other, other);
+
+	/* a lock file another user made first, and holds */
+	snprintf(path, sizeof(path), "%s/x.sock", d);
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	fd = open(lock, O_RDWR | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chown(lock, 65534, 65534), 0);
+	expect_refused(s, path, EPERM, "stats socket %s: its lock file %s is owned by uid 65534, "
+		       "not a file of this user's (uid 0): another user may hold the lock; remove "
+		       "it", path, lock);
+	holder = hold_lock_as_nobody(lock);
+	expect_refused(s, path, EPERM, "stats socket %s: its lock file %s is owned by uid 65534, "
+		       "not a file of this user's (uid 0): another user may hold the lock; remove "
+		       "it", path, lock);
+	kill(holder, SIGKILL);
+	assert_int_equal(waitpid(holder, NULL, 0), holder);
+	/* a link there, to a file of ours: not followed */
+	assert_int_equal(unlink(lock), 0);
+	snprintf(other, sizeof(other), "%s/mine", dir);
+	fd = open(other, O_RDWR | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(symlink(other, lock), 0);
+	expect_refused(s, path, ELOOP, "stats socket %s: cannot open its lock file %s: Too many "
+		       "levels of symbolic links", path, lock);
+	/* or a hard link */
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(link(other, lock), 0);
+	expect_refused(s, path, EPERM, "stats socket %s: its lock file %s is a file with other "
+		       "links, uid 0, not a file of this user's (uid 0): another user may hold the "
+		       "lock; remove it", path, lock);
+	/* a link where the socket goes */
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(symlink(other, path), 0);
+	expect_refused(s, path, EEXIST, "stats socket %s: the path exists and is not a socket; "
+		       "remove it or give another path", path);
+	assert_int_equal(unlink(path), 0);
+
+	/* our own lock file of another umask is made ours alone; nothing else is left */
+	fd = open(lock, O_RDWR | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0644), 0);
+	close(fd);
+	SCXPOL_OPTS(scxpol_stats_server_opts, vo, .path = path, .mode = 0640, .gid = 4242);
+	srv = scxpol_stats_server_start(s, &vo);
+	assert_non_null(srv);
+	assert_int_equal(lstat(lock, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(lstat(path, &sb), 0);
+	assert_true(S_ISSOCK(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	assert_int_equal(sb.st_gid, 4242);
+	dd = opendir(d);
+	assert_non_null(dd);
+	for (n = 0; (de = readdir(dd));)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(dd);
+	assert_int_equal(n, 2);
+	scxpol_stats_server_stop(srv);
+	assert_int_equal(lstat(path, &sb), -1);
+	scxpol_sched_close(s);
+}
+
 static void test_server_spares_other_files(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -1127,21 +1372,20 @@ static void test_server_bad_paths(void **state)
 			    "stats server: timeout_ms 2147483648 is over 2147483647 (about 24 days)");
 	vo.timeout_ms = 0;
 
-	/* 84 bytes: the longest; one more is refused, whatever the pid */
+	/* 107 bytes, a Unix socket's: the longest; one more is refused */
 	n = (size_t)snprintf(path, sizeof(path), "%s/", dir);
-	memset(path + n, 'p', 84 - n);
-	path[84] = '\0';
+	memset(path + n, 'p', 107 - n);
+	path[107] = '\0';
 	srv = scxpol_stats_server_start(s, &vo);
 	assert_non_null(srv);
 	scxpol_stats_server_stop(srv);
-	/* and one that does not fit sun_path at all */
-	for (n = 85; n <= 285; n += 200) {
-		memset(path + 84, 'p', n - 84);
+	for (n = 108; n <= 288; n += 180) {
+		memset(path + 107, 'p', n - 107);
 		path[n] = '\0';
 		assert_null(scxpol_stats_server_start(s, &vo));
 		assert_int_equal(errno, ENAMETOOLONG);
-		snprintf(want, sizeof(want), "stats socket path '%s' is longer than 84 bytes (a "
-			 "Unix socket's 107, less room for a temporary name)", path);
+		snprintf(want, sizeof(want), "stats socket path '%s' is longer than a Unix "
+			 "socket's 107 bytes", path);
 		assert_string_equal(scxpol_last_error(), want);
 	}
 	scxpol_sched_close(s);
@@ -1201,8 +1445,10 @@ int main(void)
 		cmocka_unit_test(test_respond),
 		cmocka_unit_test(test_read_checks),
 		cmocka_unit_test(test_server),
+		cmocka_unit_test(test_server_evicts_idle),
 		cmocka_unit_test(test_server_stale_socket_and_mode),
 		cmocka_unit_test(test_server_spares_other_files),
+		cmocka_unit_test(test_server_private_dir),
 		cmocka_unit_test(test_server_one_per_path),
 		cmocka_unit_test(test_server_line_ends),
 		cmocka_unit_test(test_request_exact_fit),

@@ -7,24 +7,30 @@
  * Maps, pinned under /sys/fs/bpf/scxpol/<policy>/ so they outlive a restart
  * of the policy process:
  *   scxpol_hint_cgrp   HASH  cgroup id (u64) -> struct scxpol_hint
- *   scxpol_hint_tgid   HASH  tgid (u32)      -> struct scxpol_hint
- *   scxpol_hint_tid    HASH  tid (u32)       -> struct scxpol_hint
+ *   scxpol_hint_tgid   HASH  tgid (u32)      -> struct scxpol_hint_task
+ *   scxpol_hint_tid    HASH  tid (u32)       -> struct scxpol_hint_task
  *   scxpol_hint_slots  ARRAY (mmap-able) of struct scxpol_hint_slot: one per
  *                      registered thread, written by the thread itself
  *                      without a syscall
  *   scxpol_hint_slot_idx HASH tid (u32) -> slot index (u32)
- *   scxpol_hint_meta   ARRAY[1] (mmap-able) of struct scxpol_hint_meta
+ *   scxpol_hint_gen    ARRAY[1] (mmap-able) of a __u64: the generation,
+ *                      bumped by writers
+ *   scxpol_hint_meta   ARRAY[1] of struct scxpol_hint_meta: the limits,
+ *                      written by the loader only (BPF_F_RDONLY_PROG, and
+ *                      pinned without write access for group and others)
  * Precedence: tid > tgid > cgroup (the innermost cgroup with a hint, then
  * its ancestors), field by field: a field a nearer source leaves unset
  * comes from the next one. A slot's importance overrides the map hint's
  * importance.
  *
- * Writers: update the entry, then add 1 to meta.gen with an atomic add on
- * the mmap-ed meta (a read-modify-write through the map could lose a bump
- * to a concurrent writer, and the BPF side would keep a stale cached hint).
+ * Writers: update the entry, then add 1 to the generation with an atomic
+ * add on the mmap-ed scxpol_hint_gen (a read-modify-write through the map
+ * could lose a bump to a concurrent writer, and the BPF side would keep a
+ * stale cached hint). The limits are the loader's: a writer that could
+ * raise them could make any thread important.
  * A thread claims a free slot by compare-and-swap of its tid from 0 to its
- * own, then writes scxpol_hint_slot_idx; it releases it by swapping its tid
- * back to 0. Ids are those of the initial PID namespace; a cgroup's id is
+ * own, stores its pid_ino, then writes scxpol_hint_slot_idx; it releases
+ * it by swapping its tid back to 0. Ids are those of the initial PID namespace; a cgroup's id is
  * the inode number of its cgroup2 directory.
  */
 #ifndef SCXPOL_ABI_HINT_H
@@ -49,17 +55,32 @@ struct scxpol_hint {
 	__u32 flags;      /* SCXPOL_HINT_F_*: which fields are meaningful */
 };
 
+/*
+ * The value of scxpol_hint_tgid and scxpol_hint_tid: the hint, and the
+ * task it is for. Ids are reused: a task that exits while no policy runs,
+ * or between a writer's look at it and its write, would leave its hint to
+ * the next task given its id. pid_ino names the task for the boot: the
+ * inode number of its struct pid in pidfs (fstat() of a pidfd for it:
+ * pidfd_open(tid, PIDFD_THREAD) for a tid, pidfd_open(tgid, 0) for a
+ * tgid). The BPF side ignores an entry whose pid_ino is not the task's
+ * (counted in hint_stale); the prune removes it.
+ */
+struct scxpol_hint_task {
+	struct scxpol_hint hint;
+	__u64 pid_ino;
+};
+
 /* A per-thread slot in the mmap-ed array; the thread writes importance. */
 struct scxpol_hint_slot {
 	__u32 tid;        /* owner; 0 = free */
 	__u32 importance; /* current importance, flipped by the thread */
 	__u32 seq;        /* bumped on every change (debugging, stats) */
 	__u32 pad;
+	__u64 pid_ino;    /* the owner's identity (struct scxpol_hint_task) */
 };
 
-/* Limits the BPF side validates hints against (set at load). */
+/* Limits the BPF side validates hints against (set by the loader). */
 struct scxpol_hint_meta {
-	__u64 gen;            /* bumped by userspace on every hint map write */
 	__u32 nr_pools;       /* pool values must be < nr_pools */
 	__u32 nr_classes;     /* class values must be < nr_classes */
 	__u32 max_importance; /* importance values must be <= this */

@@ -38,6 +38,7 @@ enum scxpol_stat {
 	SCXPOL_STAT_WATCH_KICK,         /* the pool watch woke an idle CPU for a queue left waiting */
 	SCXPOL_STAT_PENDING_REPAIR,     /* the pool watch found a task a queue's count missed */
 	SCXPOL_STAT_STEAL_IDLE,         /* select_cpu placed a task where a steal would have run it */
+	SCXPOL_STAT_HINT_STALE,         /* a hint ignored: set for an earlier task with the same id */
 	SCXPOL_STAT_NR,
 };
 
@@ -52,6 +53,6 @@ enum scxpol_stat {
 	"dispatch_borrow", "dispatch_none", "borrow_idle", "reclaim", "hint_hit", \
 	"hint_miss", "hint_reject", "busy_poll_demote", "pool_commit",        \
 	"pool_reject", "important", "dispatch_pinned", "kthread_local", "watch_kick", \
-	"pending_repair", "steal_idle"
+	"pending_repair", "steal_idle", "hint_stale"
 
 #endif

@@ -1,7 +1,8 @@
 # Pins are 0600 and the socket 0600, both root's: an unprivileged user can
 # neither write hints nor read stats, and is told why. Given a group
 # (--pin-group: pins and socket get the group, modes 0660), a member of it
-# can do both.
+# can do both, and read the limits hints are checked against but not
+# change them (their pin is 0640, and the map read-only to programs).
 . "$(dirname "$0")/common.inc"
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 member=(setpriv --reuid=65534 --regid=65534 --groups=4242)
@@ -16,6 +17,12 @@ stop_policy INT
 expect_eq "loader exit status" "$POLICY_STATUS" 0
 
 start_hintpol --pin-group 4242
+limits=$("$HINTCTL" meta) || fail "hintctl meta failed"
+# the limits are the loader's: a member may read them, not raise them
+out=$("${member[@]}" "$HINTCTL" tamper-limits 2>&1) || fail "a member of group 4242 changed the limits: $out"
+note "a member's tries at the limits: $(tr '\n' ';' <<<"$out")"
+expect_eq "the limits after the member's tries" "$("$HINTCTL" meta)" "$limits"
+expect_eq "the limits' pin" "$(stat -c '%a %g' "$PINS/scxpol_hint_meta")" "640 4242"
 expect_eq "pin directory" "$(stat -c '%a %g' "$PINS")" "710 4242"
 expect_eq "a pin" "$(stat -c '%a %g' "$PINS/scxpol_hint_tid")" "660 4242"
 expect_eq "socket" "$(stat -c '%a %g' $SOCK)" "660 4242"
