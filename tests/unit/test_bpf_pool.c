@@ -1430,21 +1430,55 @@ static void test_exclusive_domains_never_steal(void **state)
 	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_STEAL), 1);
 }
 
-static void test_shared_first_every_nth_dispatch(void **state)
+/* Every CPU busy, tasks 0-9 queued on d0, task 10 on the shared queue. */
+static void ten_in_d0_one_shared(void)
 {
 	int i;
 
-	(void)state;
 	publish_ok(steal3, 3);
 	busy("0-5");
 	for (i = 0; i < 10; i++)
 		enqueue(task(i, 0), 0, 0);
 	enqueue(task(10, 0), SCXPOL_POOL_SHARED, 0);
+}
+
+static void test_shared_first_every_nth_dispatch(void **state)
+{
+	int i;
+
+	(void)state;
+	ten_in_d0_one_shared();
 	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
 		assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
 	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_SHARED);
 	assert_ptr_equal(fake_local_at(1, SCXPOL_POOL_SHARED_EVERY - 1), &tasks[10]);
 	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+}
+
+/*
+ * scxpol_pool_dispatch_every() with 0, Algorithm 2's order: the CPU's pool
+ * for as long as it has work, the shared queue only then.
+ */
+static void test_dispatch_every_zero_is_pool_then_shared(void **state)
+{
+	struct scxpol_pool_view v;
+	int i;
+
+	(void)state;
+	ten_in_d0_one_shared();
+	v = view();
+	fake_set_cpu(1);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 0), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 0), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_at(1, 10), &tasks[10]);
+	/* any other period: the shared queue's turn comes every n-th dispatch */
+	for (i = 11; i < 14; i++)
+		enqueue(task(i, 0), 0, 0);
+	enqueue(task(14, 0), SCXPOL_POOL_SHARED, 0);
+	/* (dispatch 12 on this CPU, even) */
+	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 2), SCXPOL_POOL_SRC_SHARED);
+	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 2), SCXPOL_POOL_SRC_POOL);
 }
 
 /*
@@ -2194,6 +2228,8 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_shared_first_every_nth_dispatch, setup_llc3,
 						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_every_zero_is_pool_then_shared,
+						setup_llc3, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_resize_stranded_task_is_rescued, setup_llc3,
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_starving_head_is_rescued, setup_4,
