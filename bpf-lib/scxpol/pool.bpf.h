@@ -825,8 +825,9 @@ scxpol_pool__assign(const struct scxpol_pool_view *v, struct task_struct *p,
 		return c;
 	t->pool = pool;
 	t->pool_gen = (u32)v->gen;
-	if (!c)
-		return NULL;
+	/* ALG1_NOW's vtimes are times, the same on every clock, and unbounded */
+	if (!c || c->rule == SCXPOL_VTIME_ALG1_NOW)
+		return c;
 	now = scxpol_vclock_read(c);
 	lead = scxpol_vtime_scale(slice, p->scx.weight) * SCXPOL_POOL_MAX_LEAD_SLICES;
 	if (from != to) {

@@ -1481,6 +1481,35 @@ static void test_dispatch_every_zero_is_pool_then_shared(void **state)
 	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 2), SCXPOL_POOL_SRC_POOL);
 }
 
+/* Under ALG1_NOW vtimes are times: no lead cap, no lag carried between clocks. */
+static void test_alg1_now_vtime_is_not_bounded(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct scxpol_vclock rule = { .rule = SCXPOL_VTIME_ALG1_NOW, .reset_every = 8 };
+	struct task_struct *p, *q;
+	struct scxpol_task_ctx *t;
+
+	(void)state;
+	setup_pools(4, 4);
+	p = task(0, 0);
+	q = task(1, 0);
+	t = scxpol_task_ctx(q);
+	assert_int_equal(scxpol_pool_init(&rule), 0);
+	publish_ok(plan, 2);
+	busy("0-3");
+	/* a first enqueue: the current time, whatever the clock */
+	enqueue(p, 0, 0);
+	assert_int_equal(p->scx.dsq_vtime, 1000 * MS);
+	/* 4 s ahead of the clock, last queued on another pool's: kept as it is */
+	t->pool = 0;
+	t->nr_enqueues = 1;
+	t->last_runtime = 4000 * MS;
+	q->scx.dsq_vtime = 1000 * MS;
+	enqueue(q, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(q->scx.dsq_vtime, 5000 * MS);
+	assert_int_equal(t->pool, 1);
+}
+
 /*
  * A resize can leave a queued task in a pool none of whose CPUs it may run
  * on (it was queued there when the pool had one): the other pools' CPUs
@@ -2230,6 +2259,7 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_dispatch_every_zero_is_pool_then_shared,
 						setup_llc3, fake_teardown),
+		cmocka_unit_test_teardown(test_alg1_now_vtime_is_not_bounded, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_resize_stranded_task_is_rescued, setup_llc3,
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_starving_head_is_rescued, setup_4,
