@@ -245,7 +245,23 @@ static unsigned int pool_distance(const struct scxpol_topo *t, const bool *llcs,
 	return best;
 }
 
-/* Each pool's order list: the other pools by distance, then index. */
+/*
+ * Whether pool @a goes before pool @b in pool @p's order list: the nearer
+ * LLC first, then the nearer index, the lower one first on a tie: among
+ * pools at one LLC distance, the neighbours of @p expanding on each side
+ * (p-1, p+1, p-2, p+2, ...), the victim order of the serverless paper's
+ * work stealing.
+ */
+static bool order_before(const unsigned int *dist, unsigned int p, unsigned int a, unsigned int b)
+{
+	unsigned int da = a > p ? a - p : p - a, db = b > p ? b - p : p - b;
+
+	if (dist[a] != dist[b])
+		return dist[a] < dist[b];
+	return da != db ? da < db : a < b;
+}
+
+/* Each pool's order list: the other pools by distance, then index (order_before()). */
 static int stage_order(const struct scxpol_pool_plan *plan, const struct scxpol_pool_conf *conf,
 		       struct scxpol_pool_staged *st)
 {
@@ -274,12 +290,11 @@ static int stage_order(const struct scxpol_pool_plan *plan, const struct scxpol_
 
 		for (q = 0; q < n; q++)
 			dist[q] = pool_distance(t, llcs, nr_llcs, p, q);
-		/* insertion sort: stable, so equal distances keep index order */
 		k = 0;
 		for (q = 0; q < n; q++) {
 			if (q == p)
 				continue;
-			for (j = k; j > 0 && dist[row[j - 1]] > dist[q]; j--)
+			for (j = k; j > 0 && order_before(dist, p, q, row[j - 1]); j--)
 				row[j] = row[j - 1];
 			row[j] = q;
 			k++;

@@ -825,8 +825,9 @@ scxpol_pool__assign(const struct scxpol_pool_view *v, struct task_struct *p,
 		return c;
 	t->pool = pool;
 	t->pool_gen = (u32)v->gen;
-	if (!c)
-		return NULL;
+	/* ALG1_NOW's vtimes are times, the same on every clock, and unbounded */
+	if (!c || c->rule == SCXPOL_VTIME_ALG1_NOW)
+		return c;
 	now = scxpol_vclock_read(c);
 	lead = scxpol_vtime_scale(slice, p->scx.weight) * SCXPOL_POOL_MAX_LEAD_SLICES;
 	if (from != to) {
@@ -1731,7 +1732,8 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
 }
 
 /*
- * ops.dispatch on @cpu (@prev: ops.dispatch's previous task, or NULL): move one task
+ * ops.dispatch on @cpu (@prev: ops.dispatch's previous task, or NULL), with
+ * a turn for other queues every @shared_every-th dispatch: move one task
  * to the CPU's local DSQ, looking in this order: @cpu's pool queue and
  * the queue of the pool's tasks pinned to @cpu, whose heads compete by
  * vtime (a pinned task queued on another pool's clock, before a resize
@@ -1741,15 +1743,17 @@ static __always_inline int scxpol_pool__take_shared(s32 cpu, bool waiting)
  * -> (a STEAL pool) the queues of the other STEAL pools, nearest first ->
  * (a LEND pool) the queues of BORROW pools not looked at already, nearest
  * first -> if the watch last saw a stranded head (scxpol_pool__watch()),
- * that task. Every SCXPOL_POOL_SHARED_EVERY-th dispatch on a CPU looks first
+ * that task. Every @shared_every-th dispatch on a CPU looks first
  * for a task stranded or starving in another pool's queue
- * (scxpol_pool_stranded(); counted as a steal), then at the shared queue. A CPU in no pool
+ * (scxpol_pool_stranded(); counted as a steal), then at the shared queue;
+ * with 0 never (Algorithm 2's order: a stranded task waits for the watch's
+ * rescue, the shared queue for the pool's queue to empty). A CPU in no pool
  * serves the shared queue (and its pinned tasks) only, and stranded tasks.
  * Counts where the task came from (SCXPOL_STAT_DISPATCH_*) and returns it
  * (enum scxpol_pool_source).
  */
-static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
-						     struct task_struct *prev)
+static __always_inline int scxpol_pool_dispatch_every(const struct scxpol_pool_view *v, s32 cpu,
+						      struct task_struct *prev, u32 shared_every)
 {
 	struct scxpol_pool_watch *w;
 	struct scxpol_pool_pcpu *pc;
@@ -1764,8 +1768,10 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 	if (prev && (prev->scx.flags & SCXPOL_TASK_QUEUED))
 		scxpol_pool__curr_requeued(cpu, prev);
 	pc = bpf_map_lookup_elem(&scxpol_pool_pcpu, &zero);
-	if (pc && ++pc->nr_dispatch % SCXPOL_POOL_SHARED_EVERY == 0)
-		shared_first = true;
+	if (pc) {
+		pc->nr_dispatch++;
+		shared_first = shared_every && pc->nr_dispatch % shared_every == 0;
+	}
 	waiting = scxpol_pool_pinned_waiting(cpu);
 	/* a stranded task has no other way out: before a shared queue that is never empty */
 	if (shared_first && scxpol_pool__rescue(v, cpu, pool))
@@ -1809,6 +1815,16 @@ static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_vi
 		return SCXPOL_POOL_SRC_RESCUE;
 	scxpol_stat_inc(SCXPOL_STAT_DISPATCH_NONE);
 	return SCXPOL_POOL_SRC_NONE;
+}
+
+/*
+ * scxpol_pool_dispatch_every() with the other queues' turn every
+ * SCXPOL_POOL_SHARED_EVERY-th dispatch: a policy's ops.dispatch.
+ */
+static __always_inline int scxpol_pool_dispatch_prev(const struct scxpol_pool_view *v, s32 cpu,
+						     struct task_struct *prev)
+{
+	return scxpol_pool_dispatch_every(v, cpu, prev, SCXPOL_POOL_SHARED_EVERY);
 }
 
 /*

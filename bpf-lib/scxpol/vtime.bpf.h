@@ -21,6 +21,15 @@
  *                     slept since the last reset; every reset_every-th
  *                     enqueue it is reset to the clock. Short, sleepy
  *                     workers move ahead; busy pollers fall behind.
+ *  SCXPOL_VTIME_ALG1_NOW  Algorithm 1 line by line: the same growth, but
+ *                     every reset_every-th enqueue (the first too) sets
+ *                     vtime to the current time (scxpol_now()), not to
+ *                     the clock, and no lag rule applies (no floor, no
+ *                     lead cap in <scxpol/pool.bpf.h>): vtimes are times,
+ *                     comparable across clocks. A task that has not been
+ *                     reset lately, because it ran little per sleep, sorts
+ *                     ahead of one reset just now: under overload the
+ *                     older work goes first.
  *
  * Head of the queue: a task enqueued with SCXPOL_ENQ_HEAD goes ahead of
  * every task queued without it (heads among themselves by vtime): a vtime
@@ -52,6 +61,7 @@
 enum scxpol_vtime_rule {
 	SCXPOL_VTIME_FAIR = 0,
 	SCXPOL_VTIME_ALG1 = 1,
+	SCXPOL_VTIME_ALG1_NOW = 2,
 };
 
 /* How far behind the clock a SCXPOL_ENQ_HEAD enqueue puts a task. */
@@ -130,15 +140,20 @@ static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, str
 
 	if (t) {
 		t->slice = slice;
-		if (c->rule == SCXPOL_VTIME_ALG1) {
+		if (c->rule != SCXPOL_VTIME_FAIR) {
 			u32 sleeps = t->nr_sleeps;
 
-			vtime = scxpol_vtime__alg1_reset(c, t) ? now
-							     : vtime + t->last_runtime / (sleeps + 1);
+			if (scxpol_vtime__alg1_reset(c, t))
+				vtime = c->rule == SCXPOL_VTIME_ALG1_NOW ? scxpol_now() : now;
+			else
+				vtime += t->last_runtime / (sleeps + 1);
 		}
+	} else if (c->rule == SCXPOL_VTIME_ALG1_NOW) {
+		vtime = scxpol_now();
 	}
+	/* ALG1_NOW: no lag rule */
 	floor = (enq_flags & SCXPOL_ENQ_WAKEUP) ? now - slice : now;
-	if (scxpol_time_before(vtime, floor))
+	if (c->rule != SCXPOL_VTIME_ALG1_NOW && scxpol_time_before(vtime, floor))
 		vtime = floor;
 	scxpol_task_set_vtime(p, vtime);
 	if (enq_flags & SCXPOL_ENQ_HEAD)
@@ -232,9 +247,13 @@ static __always_inline u64 scxpol_vtime_requeue_ctx(struct scxpol_vclock *c, str
 
 	if (t && t->run_start)
 		charge = scxpol_vtime_scale(scxpol_now() - t->run_start, p->scx.weight);
-	if (t && c->rule == SCXPOL_VTIME_ALG1)
+	if (t && c->rule != SCXPOL_VTIME_FAIR)
 		charge /= t->nr_sleeps + 1;
 	vtime += charge;
+	/* ALG1_NOW: what its enqueue would do, a reset to the current time included */
+	if (c->rule == SCXPOL_VTIME_ALG1_NOW)
+		return !t || (c->reset_every && t->nr_enqueues % c->reset_every == 0) ? scxpol_now()
+										      : vtime;
 	return scxpol_time_before(vtime, now) ? now : vtime;
 }
 
@@ -249,7 +268,7 @@ static __always_inline u64 scxpol_vtime_requeue_ctx(struct scxpol_vclock *c, str
 static __always_inline void scxpol_vtime_kept_ctx(struct scxpol_vclock *c,
 						  struct scxpol_task_ctx *t)
 {
-	if (t && c->rule == SCXPOL_VTIME_ALG1)
+	if (t && c->rule != SCXPOL_VTIME_FAIR)
 		scxpol_vtime__alg1_reset(c, t);
 }
 

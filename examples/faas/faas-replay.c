@@ -76,6 +76,10 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"  --pin-root DIR       pinned: the policy's pin directory\n"
 		"  --policy-socket PATH pinned: the policy's stats socket (default\n"
 		"                       /run/scxpol/POLICY.sock)\n"
+		"  --body-class other|ext  the class each body works in: SCHED_OTHER\n"
+		"                       (default), or SCHED_EXT, for a policy that runs only\n"
+		"                       SCHED_EXT tasks (faas --switch partial, --paper);\n"
+		"                       the control plane itself stays in its own class\n"
 		"  --mt-threads N       threads of an mt body, 2..4 (default 2)\n"
 		"  --io-sleep-ratio N   io bodies sleep N ms per ms of work (default 2)\n"
 		"  --out FILE           per-invocation results (CSV), put in place when\n"
@@ -177,7 +181,7 @@ enum {
 	O_TRACE = 256, O_FORMAT, O_DURATIONS, O_MINUTES, O_MINUTE_MS, O_MAX_FUNCS, O_DUR_SCALE,
 	O_SKIP_MISSING, O_KIND_MIX, O_SEED, O_DOMAINS, O_PLAN, O_CAPACITY, O_BUCKET, O_ALPHA,
 	O_HOME_SCAN, O_TIME_SCALE, O_CGROUP_ROOT, O_SINK, O_PIN_ROOT, O_MT_THREADS, O_IO_RATIO,
-	O_OUT, O_ITERS, O_CALIBRATE, O_OVERFLOW, O_POLICY_SOCKET,
+	O_OUT, O_ITERS, O_CALIBRATE, O_OVERFLOW, O_POLICY_SOCKET, O_BODY_CLASS,
 };
 
 /* The command line's values. */
@@ -328,6 +332,13 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case O_POLICY_SOCKET:
 		a->policy_socket = arg;
 		break;
+	case O_BODY_CLASS:
+		if (strcmp(arg, "other") && strcmp(arg, "ext")) {
+			fprintf(stderr, "faas-replay: --body-class '%s': want other or ext\n", arg);
+			return 2;
+		}
+		a->ro.body_ext = !strcmp(arg, "ext");
+		break;
 	case O_MT_THREADS:
 		if (scxpol_cli_parse_uint("--mt-threads", arg, 2, 4, &v))
 			return scxpol_cli_usage_error(c);
@@ -417,6 +428,7 @@ int main(int argc, char **argv)
 		{ "sink", required_argument, NULL, O_SINK },
 		{ "pin-root", required_argument, NULL, O_PIN_ROOT },
 		{ "policy-socket", required_argument, NULL, O_POLICY_SOCKET },
+		{ "body-class", required_argument, NULL, O_BODY_CLASS },
 		{ "mt-threads", required_argument, NULL, O_MT_THREADS },
 		{ "io-sleep-ratio", required_argument, NULL, O_IO_RATIO },
 		{ "out", required_argument, NULL, O_OUT },
@@ -495,6 +507,12 @@ int main(int argc, char **argv)
 	if (!strcmp(a.sink_arg, "none") && (a.pin_root || a.policy_socket)) {
 		fprintf(stderr, "faas-replay: --pin-root and --policy-socket are for --sink "
 				"pinned\n");
+		return 2;
+	}
+	if (a.ro.body_ext && !strcmp(a.sink_arg, "none")) {
+		fprintf(stderr, "faas-replay: --body-class ext needs --sink pinned: bodies in "
+				"SCHED_EXT are for a policy that runs them in the domains the "
+				"control plane assigns\n");
 		return 2;
 	}
 	if (strcmp(a.sink_arg, "none") && !a.ro.cgroup_root) {

@@ -25,8 +25,8 @@
  * The queues are ordered by Algorithm 1: at every enqueue a task's vtime
  * grows by the CPU time of its last stint divided by how often it slept
  * since the last reset, and every reset_every-th enqueue it is reset to
- * the domain's clock. Short workers that sleep often move ahead; tasks
- * that burn their slices fall behind.
+ * the domain's clock (with vtime_now: to the current time). Short workers
+ * that sleep often move ahead; tasks that burn their slices fall behind.
  *
  * A CPU with nothing to run takes work (Algorithm 2) from its domain's
  * queue (a task whose slice ran out keeps the CPU while it is still ahead
@@ -39,6 +39,17 @@
  * With busy-poll de-prioritisation on, a task that used its whole slice
  * without sleeping busy_poll_after times in a row (a busy-polling runtime)
  * is queued one slice later than Algorithm 1 puts it: behind the workers.
+ *
+ * The paper's own choices, each a switch of the loader (faas_conf.h):
+ * only tasks set to SCHED_EXT run here, the control plane's function
+ * bodies, everything else stays in the fair class, which runs first
+ * (SCX_OPS_SWITCH_PARTIAL, set by the loader); vtime_now: Algorithm 1 line
+ * by line, the reset to the current time and no lag floor or lead cap
+ * (SCXPOL_VTIME_ALG1_NOW); dispatch_paper: Algorithm 2's order, the domain,
+ * the shared queue, then stealing, with no keeping of a task whose slice
+ * ran out and no every-SCXPOL_POOL_SHARED_EVERY-th turn of the shared
+ * queue first (scxpol_pool_dispatch_every()). Stealing follows the pools'
+ * order lists: the neighbours expanding on each side within an LLC.
  */
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
@@ -54,6 +65,8 @@ char _license[] SEC("license") = "GPL";
 const volatile u64 slice_ns = 5000000;
 const volatile u32 reset_every = 8;	/* Algorithm 1's n; 0: never reset */
 const volatile u32 busy_poll_after;	/* 0: no busy-poll de-prioritisation */
+const volatile bool vtime_now;		/* Algorithm 1's reset to the current time */
+const volatile bool dispatch_paper;	/* Algorithm 2's dispatch order */
 
 _Static_assert(SCXPOL_HINT_POOL_NONE == SCXPOL_POOL_SHARED, "no domain hint: the shared queue");
 
@@ -90,7 +103,9 @@ void SCXPOL_OPS(faas_dispatch, s32 cpu, struct task_struct *prev)
 	struct scxpol_pool_view v;
 
 	scxpol_pool_view(&v);
-	scxpol_pool_dispatch_prev(&v, cpu, prev);
+	/* one call site: the dispatch is inlined once, whichever order runs */
+	scxpol_pool_dispatch_every(&v, cpu, dispatch_paper ? NULL : prev,
+				   dispatch_paper ? 0 : SCXPOL_POOL_SHARED_EVERY);
 }
 
 void SCXPOL_OPS(faas_running, struct task_struct *p)
@@ -137,7 +152,7 @@ void SCXPOL_OPS(faas_cgroup_exit, struct cgroup *cgrp)
 s32 SCXPOL_OPS_SLEEPABLE(faas_init)
 {
 	struct scxpol_vclock rule = {
-		.rule = SCXPOL_VTIME_ALG1,
+		.rule = vtime_now ? SCXPOL_VTIME_ALG1_NOW : SCXPOL_VTIME_ALG1,
 		.reset_every = reset_every,
 		.busy_poll_after = busy_poll_after,
 	};

@@ -18,19 +18,12 @@
 #include <scxpol/topology.h>
 
 #include "faas.bpf.skel.h"
+#include "faas_conf.h"
 
 SCXPOL_SKEL_DEFINE(faas_bpf);
 
-/* --busy-poll: full-slice stints without sleeping before a task is demoted */
-#define FAAS_BUSY_POLL_AFTER 4
-#define FAAS_MAX_DOMAINS 1024
-
 struct opts {
-	unsigned int nr_domains;	/* --domains; 0: one per LLC */
-	unsigned int flags;		/* SCXPOL_POOL_* of every domain */
-	unsigned long long slice_us;
-	unsigned int reset_every;
-	bool busy_poll;
+	struct faas_conf conf;
 	/* the plan of the current (re)load, over the topology it was made for */
 	struct scxpol_topo *topo;
 	struct scxpol_pool_plan *plan;
@@ -45,7 +38,7 @@ static int plan_domains(struct opts *o)
 {
 	struct scxpol_pool_plan *plan = NULL;
 	struct scxpol_topo *topo;
-	unsigned int n;
+	char err[512];
 	int r;
 
 	topo = scxpol_topo_load(NULL);
@@ -54,13 +47,9 @@ static int plan_domains(struct opts *o)
 		fprintf(stderr, "faas: topology: %s\n", scxpol_last_error());
 		return r;
 	}
-	n = o->nr_domains ? o->nr_domains : scxpol_topo_nr_llcs(topo);
-	r = scxpol_pool_plan_domains(topo, n, o->flags, &plan);
+	r = faas_conf_plan(&o->conf, topo, &plan, err, sizeof(err));
 	if (r) {
-		if (o->nr_domains)
-			fprintf(stderr, "faas: --domains %u: %s\n", n, scxpol_last_error());
-		else
-			fprintf(stderr, "faas: one domain per LLC (%u): %s\n", n, scxpol_last_error());
+		fprintf(stderr, "faas: %s\n", err);
 		scxpol_topo_free(topo);
 		return r;
 	}
@@ -86,9 +75,13 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	r = plan_domains(o);
 	if (r)
 		return r;
-	f->rodata->slice_ns = o->slice_us * 1000;
-	f->rodata->reset_every = o->reset_every;
-	f->rodata->busy_poll_after = o->busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
+	f->rodata->slice_ns = o->conf.slice_us * 1000;
+	f->rodata->reset_every = o->conf.reset_every;
+	f->rodata->busy_poll_after = o->conf.busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
+	f->rodata->vtime_now = o->conf.vtime_now;
+	f->rodata->dispatch_paper = o->conf.dispatch_paper;
+	if (o->conf.partial)
+		f->struct_ops.faas_ops->flags |= FAAS_SCX_OPS_SWITCH_PARTIAL;
 	lim.nr_pools = scxpol_pool_plan_nr_pools(o->plan);
 	r = scxpol_pool_setup(s, lim.nr_pools);
 	/* the paper's domains partition the CPUs: one in none never runs an invocation */
@@ -121,80 +114,71 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		"usage: faas [options]\n"
 		"  --domains N          N exclusive scheduling domains over the online CPUs\n"
 		"                       (default: one per LLC)\n"
-		"  --steal              idle domains steal queued work from other domains,\n"
-		"                       nearest first\n"
+		"  --paper              the paper's design: --switch partial --vtime-reset now\n"
+		"                       --slice-us 3000 --dispatch paper --steal (each of\n"
+		"                       these given explicitly wins, wherever it stands)\n"
+		"  --switch all|partial every task runs under the policy (default), or only\n"
+		"                       SCHED_EXT tasks: the control plane's function bodies\n"
+		"                       (faas-replay --body-class ext), the rest in the fair class\n"
+		"  --vtime-reset clock|now  Algorithm 1's reset every N enqueues: to the\n"
+		"                       domain's clock with a lag floor and a lead cap\n"
+		"                       (default), or to the current time, line by line\n"
+		"  --dispatch project|paper  a CPU's order: a task whose slice ran out keeps\n"
+		"                       the CPU while ahead of its queue, every 8th dispatch\n"
+		"                       serves the shared queue first (default); or the\n"
+		"                       domain, the shared queue, then stealing (Algorithm 2)\n"
+		"  --steal, --no-steal  idle domains steal queued work from other domains,\n"
+		"                       the neighbours expanding on each side (default: off)\n"
 		"  --busy-poll          queue tasks that used %d whole slices in a row\n"
 		"                       without sleeping one slice later (behind workers)\n"
-		"  --reset-every N      Algorithm 1: reset a task's vtime to its domain's clock\n"
-		"                       every N enqueues (default 8; 0: never)\n"
+		"  --reset-every N      Algorithm 1's N (default 8; 0: never)\n"
 		"  --slice-us N         time slice in microseconds (default 5000)\n",
 		FAAS_BUSY_POLL_AFTER);
 	scxpol_cli_usage(c, f);
 	fprintf(f, "The control plane assigns a cgroup to domain D by setting its pool hint to D\n"
-		   "(faas-replay --sink pinned); tasks of other cgroups use the shared queue.\n");
+		   "(faas-replay --sink pinned); tasks of other cgroups use the shared queue.\n"
+		   "FIFO holding of invocations no domain has room for (Algorithm 3) is the\n"
+		   "control plane's: faas-replay --overflow hold.\n");
 }
 
 static int option(struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
-	unsigned long long v;
+	char err[256];
 
-	switch (opt) {
-	case 'd':
-		if (scxpol_cli_parse_uint("--domains", arg, 1, FAAS_MAX_DOMAINS, &v))
-			return scxpol_cli_usage_error(c);
-		o->nr_domains = (unsigned int)v;
-		break;
-	case 'S':
-		o->flags |= SCXPOL_POOL_STEAL;
-		break;
-	case 'b':
-		o->busy_poll = true;
-		break;
-	case 'r':
-		if (scxpol_cli_parse_uint("--reset-every", arg, 0, 1000000, &v))
-			return scxpol_cli_usage_error(c);
-		o->reset_every = (unsigned int)v;
-		break;
-	case 's':
-		if (scxpol_cli_parse_uint("--slice-us", arg, 1, 1000000, &o->slice_us))
-			return scxpol_cli_usage_error(c);
-		break;
+	if (faas_conf_option(&o->conf, opt, arg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "faas: %s\n", err);
+		return 2;
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "domains", required_argument, NULL, 'd' },
-		{ "steal", no_argument, NULL, 'S' },
-		{ "busy-poll", no_argument, NULL, 'b' },
-		{ "reset-every", required_argument, NULL, 'r' },
-		{ "slice-us", required_argument, NULL, 's' },
-		{ 0 },
-	};
-	struct opts o = { .slice_us = 5000, .reset_every = 8 };
+	struct opts o = { 0 };
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "faas", .usage = usage,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
-		    .options = longopts, .option = option, .ctx = &o);
+		    .options = faas_conf_options, .option = option, .ctx = &o);
 	struct scxpol_sched *s;
-	char reset[32];
+	char text[512];
 	int r;
 
+	faas_conf_init(&o.conf);
 	/* attach, exit and restarts are worth an operator's eye */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
 	r = scxpol_cli_parse(&cli, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
+	if (faas_conf_finish(&o.conf, text, sizeof(text))) {
+		fprintf(stderr, "faas: %s\n", text);
+		return 2;
+	}
 	/* the options against the topology, before anything is loaded */
 	if (plan_domains(&o))
 		return 2;
-	snprintf(reset, sizeof(reset), "every %u enqueues", o.reset_every);
-	printf("faas: stealing %s, busy-poll %s, vtime reset %s, slice %llu us\n",
-	       o.flags & SCXPOL_POOL_STEAL ? "on" : "off", o.busy_poll ? "on" : "off",
-	       o.reset_every ? reset : "never", o.slice_us);
+	faas_conf_format(&o.conf, text, sizeof(text));
+	printf("faas: %s\n", text);
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(faas_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o,

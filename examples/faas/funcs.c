@@ -25,6 +25,11 @@
 #define POLL_SPINS 256	 /* flag checks between two clock reads */
 #define MAX_MT_THREADS 4
 
+static bool is_rt(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
 /* Results of the compute loop land here so the compiler must compute them. */
 static uint64_t work_sink;
 /* The poll body's "event" flag: nothing sets it, its deadline stands in. */
@@ -231,11 +236,32 @@ static void read_cgroup(char *buf, size_t len)
 	fclose(f);
 }
 
+void faas_sched_class(pid_t pid, char *buf, size_t len)
+{
+	char file[64], line[256];
+	int policy, on_ext = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), pid ? "/proc/%d/sched" : "/proc/self/sched", (int)pid);
+	f = fopen(file, "re");
+	while (f && fgets(line, sizeof(line), f))
+		/* "ext.enabled                                  :                    1" */
+		if (!strncmp(line, "ext.enabled", 11) && strchr(line, ':'))
+			on_ext = atoi(strchr(line, ':') + 1) == 1;
+	if (f)
+		fclose(f);
+	policy = sched_getscheduler(pid);
+	snprintf(buf, len, "%s", on_ext ? "ext" : policy < 0 ? "?" : is_rt(policy) ? "rt" :
+		 policy == SCHED_DEADLINE ? "dl" : "fair");
+}
+
 int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_body_cfg *cfg,
 		  struct faas_body_report *rep)
 {
 	int r = 0;
 
+	/* (before its clock starts: reading it takes a moment) */
+	faas_sched_class(0, rep->sched_class, sizeof(rep->sched_class));
 	rep->start_ns = faas_now_ns();
 	rep->first_cpu = sched_getcpu();
 	memset(&rep->cpus, 0, sizeof(rep->cpus));
@@ -262,12 +288,7 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
 	return r;
 }
 
-static bool is_rt(int policy)
-{
-	return policy == SCHED_FIFO || policy == SCHED_RR;
-}
-
-int faas_body_leave_rt(pid_t pid, char *err, size_t errlen)
+int faas_body_set_class(pid_t pid, bool ext, char *err, size_t errlen)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 	int policy = sched_getscheduler(pid);
@@ -275,7 +296,11 @@ int faas_body_leave_rt(pid_t pid, char *err, size_t errlen)
 	if (policy < 0)
 		return faas_errf(err, errlen, errno, "body %d: sched_getscheduler: %s", (int)pid,
 				 strerror(errno));
-	if (is_rt(policy) && sched_setscheduler(pid, SCHED_OTHER, &sp))
+	if (ext && policy != FAAS_SCHED_EXT && sched_setscheduler(pid, FAAS_SCHED_EXT, &sp))
+		return faas_errf(err, errlen, errno, "body %d: cannot set SCHED_EXT (%d): %s%s",
+				 (int)pid, FAAS_SCHED_EXT, strerror(errno),
+				 errno == EINVAL ? " (a kernel without sched_ext?)" : "");
+	if (!ext && is_rt(policy) && sched_setscheduler(pid, SCHED_OTHER, &sp))
 		return faas_errf(err, errlen, errno,
 				 "body %d: cannot leave the real-time class: %s", (int)pid,
 				 strerror(errno));

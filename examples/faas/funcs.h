@@ -35,7 +35,7 @@
  * the scheduler. Its bodies do not stay there: a child forked SCHED_FIFO
  * or SCHED_RR reaches its go pipe in that class, so it is asleep there at
  * once, not after a wait for a CPU behind the backlog as a normal task;
- * the parent then takes it out (faas_body_leave_rt(), before go), so it
+ * the parent then takes it out (faas_body_set_class(), before go), so it
  * works as a normal task of the scheduler under test. It goes back for
  * its report and exit, which hold locks the control plane's forks wait
  * for (exit status 4: it could not read its own class).
@@ -43,6 +43,7 @@
 #ifndef FAAS_FUNCS_H
 #define FAAS_FUNCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -74,12 +75,21 @@ struct faas_body_report {
 	int32_t status;	   /* 0, or the errno that failed the body */
 	struct faas_cpuset cpus;
 	char cgroup[256];  /* its cgroup v2 path (/proc/self/cgroup), truncated */
+	char sched_class[8]; /* the class it started working in (faas_sched_class()) */
 };
 
 /* faas_cpuset_set/has/count - CPU set bit operations (CPUs >= FAAS_MAX_CPUS ignored). */
 void faas_cpuset_set(struct faas_cpuset *s, int cpu);
 int faas_cpuset_has(const struct faas_cpuset *s, int cpu);
 unsigned int faas_cpuset_count(const struct faas_cpuset *s);
+
+/*
+ * faas_sched_class - the scheduling class task @pid (0: the caller) is in,
+ * into @buf: "ext" when sched_ext runs it (ext.enabled of /proc/PID/sched),
+ * else "rt", "fair" (SCHED_OTHER, BATCH, IDLE; also a SCHED_EXT task with
+ * no sched_ext policy loaded), "dl" or "?" when it cannot be read.
+ */
+void faas_sched_class(pid_t pid, char *buf, size_t len);
 
 /* faas_now_ns - CLOCK_MONOTONIC in nanoseconds. */
 uint64_t faas_now_ns(void);
@@ -112,18 +122,24 @@ int faas_body_run(enum faas_kind kind, uint64_t duration_us, const struct faas_b
  * write end in *@go_fd (write one byte to start it, close it to make it
  * exit without running: exit status 3), or a negative errno with the
  * reason in @err. Call only from a single-threaded process. A child in a
- * real-time class stays there until faas_body_leave_rt() (see above).
+ * real-time class stays there until faas_body_set_class() (see above).
  */
 pid_t faas_body_spawn(uint64_t id, enum faas_kind kind, uint64_t duration_us,
 		      const struct faas_body_cfg *cfg, const char *cgroup, int report_fd,
 		      int *go_fd, char *err, size_t errlen);
 
+/* The sched_ext scheduling class's policy (uapi linux/sched.h; glibc 2.36 lacks it). */
+#define FAAS_SCHED_EXT 7
+
 /*
- * faas_body_leave_rt - move the spawned body @pid, waiting for go, from the
- * real-time class it inherited to SCHED_OTHER (nothing if it is not in
- * one). Returns 0 or a negative errno with the reason in @err.
+ * faas_body_set_class - move the spawned body @pid, waiting for go, into
+ * the class it works in: with @ext SCHED_EXT (a policy that switches only
+ * SCHED_EXT tasks, faas --switch partial, then runs it; without a loaded
+ * policy it runs in the fair class), else from the real-time class it
+ * inherited to SCHED_OTHER (nothing if it is not in one). Returns 0 or a
+ * negative errno with the reason in @err.
  */
-int faas_body_leave_rt(pid_t pid, char *err, size_t errlen);
+int faas_body_set_class(pid_t pid, bool ext, char *err, size_t errlen);
 
 /*
  * faas_body_asleep - whether the spawned body @pid is asleep, off the run

@@ -165,8 +165,9 @@ static int prepare(struct run *R, uint64_t id)
 }
 
 /*
- * Take the body of invocation @id out of the real-time class, tell the sink
- * its domain, then let it run.
+ * Put the body of invocation @id in the class it works in (out of the
+ * real-time class; SCHED_EXT with body_ext), tell the sink its domain,
+ * then let it run.
  */
 static int release(struct run *R, uint64_t id)
 {
@@ -177,7 +178,7 @@ static int release(struct run *R, uint64_t id)
 	int r;
 
 	/* a body that died is reported by the write below (EPIPE) */
-	r = faas_body_leave_rt(st->pid, why, sizeof(why));
+	r = faas_body_set_class(st->pid, R->o->body_ext, why, sizeof(why));
 	if (r && r != -ESRCH)
 		return fail(R, -r, "invocation %llu: %s", (unsigned long long)id, why);
 	r = 0;
@@ -346,6 +347,8 @@ static int on_report(struct run *R, const struct faas_body_report *rep)
 	res->end_ns = rep->end_ns - R->t0;
 	res->first_cpu = rep->first_cpu;
 	res->cpus = rep->cpus;
+	snprintf(res->sched_class, sizeof(res->sched_class), "%.*s",
+		 (int)sizeof(rep->sched_class) - 1, rep->sched_class);
 	res->cgroup = strndup(rep->cgroup, sizeof(rep->cgroup));
 	if (!res->cgroup)
 		return fail(R, ENOMEM, "out of memory");
@@ -570,6 +573,10 @@ static int check_opts(const struct faas_replay_opts *o, char *err, size_t errlen
 		return faas_errf(err, errlen, EINVAL,
 				 "overflow %d: want FAAS_OVERFLOW_SHARED or FAAS_OVERFLOW_HOLD",
 				 (int)o->overflow);
+	if (o->body_ext && !(o->sink && o->sink->assign))
+		return faas_errf(err, errlen, EINVAL,
+				 "bodies in SCHED_EXT need a policy that schedules them by the "
+				 "domains the sink assigns: there is no sink");
 	if (o->sink && o->sink->assign && !o->cgroup_root)
 		return faas_errf(err, errlen, EINVAL,
 				 "sink '%s' needs a cgroup root: domains are assigned per cgroup",
@@ -825,7 +832,7 @@ int faas_replay_write_csv(const struct faas_replay *r, FILE *f)
 	if (!tmp)
 		return -ENOMEM;
 	fprintf(f, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,released_ms,start_ms,"
-		   "end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse\n");
+		   "end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse,class\n");
 	for (i = 0; i < r->nr; i++) {
 		const struct faas_inv_result *x = &r->res[i];
 		const struct faas_invocation *inv = &r->trace->inv[i];
@@ -836,12 +843,12 @@ int faas_replay_write_csv(const struct faas_replay *r, FILE *f)
 			scxpol_cpuset_free(tmp);
 			return -ENOSPC;
 		}
-		fprintf(f, "%llu,%s,%s,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s,%s\n",
+		fprintf(f, "%llu,%s,%s,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s,%s,%s\n",
 			(unsigned long long)i, r->trace->funcs[inv->func].name, faas_kind_name(inv->kind),
 			x->domain, (unsigned long long)x->cgroup_id, x->cgroup ? x->cgroup : "",
 			ms(x->arrival_ns), ms(x->released_ns), ms(x->start_ns), ms(x->end_ns), ms(x->end_ns - x->arrival_ns),
 			ms(x->end_ns - x->start_ns), x->first_cpu, cpus,
-			x->reuse < 0 ? "-" : x->reuse ? "1" : "0");
+			x->reuse < 0 ? "-" : x->reuse ? "1" : "0", x->sched_class);
 	}
 	scxpol_cpuset_free(tmp);
 	fflush(f);

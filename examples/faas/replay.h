@@ -23,7 +23,10 @@
  *      ahead while it is pending), sink->assign(cgroup id, domain). An
  *      invocation on the shared queue has no hint, which is what sends its
  *      tasks to the shared queue.
- *   4. the body is released and runs (released - arrival shows the wait).
+ *   4. the body is released and runs (released - arrival shows the wait),
+ *      in SCHED_OTHER, or with body_ext in SCHED_EXT: the control plane
+ *      puts each function body, and nothing else, in the class of a policy
+ *      that switches only SCHED_EXT tasks (faas --switch partial).
  * On completion (its report read) the domain is released; once its process
  * is reaped (so its exit, too, ran in its domain) sink->clear(cgroup id) is
  * called if assign was, it counts as completed, and its cgroup is removed
@@ -121,6 +124,7 @@ struct faas_replay_opts {
 	double time_scale;	      /* arrivals x this; 0 means 1 */
 	const char *cgroup_root;      /* NULL: bodies stay in the replay's cgroup */
 	const struct faas_sink *sink; /* NULL: none (plain EEVDF runs) */
+	bool body_ext;		      /* bodies work in SCHED_EXT (needs a sink) */
 	struct faas_body_cfg body;
 	const char *proc_stat;	      /* NULL: /proc/stat */
 	volatile sig_atomic_t *stop;  /* set (by a signal handler) to abort */
@@ -137,6 +141,7 @@ struct faas_inv_result {
 	int first_cpu;
 	struct faas_cpuset cpus;
 	int reuse;	     /* 1, 0, or -1: the function's first invocation */
+	char sched_class[8]; /* the body's class when it started (funcs.h) */
 	bool done;
 };
 
@@ -184,7 +189,8 @@ void faas_replay_free(struct faas_replay *r);
  * faas_replay_write_csv - one row per invocation: id, function, kind,
  * domain (-1: shared queue), cgroup_id, cgroup, arrival_ms, released_ms,
  * start_ms, end_ms, e2e_ms, worker_ms, first_cpu, cpus (a CPU list with ';'
- * between ranges), core_reuse (1, 0, or "-"). Returns 0 or -EIO.
+ * between ranges), core_reuse (1, 0, or "-"), class (the body's scheduling
+ * class when it started: ext, fair, rt, ...). Returns 0 or -EIO.
  */
 int faas_replay_write_csv(const struct faas_replay *r, FILE *f);
 

@@ -197,12 +197,13 @@ SCXPOL_API int scxpol_pool_require(struct scxpol_sched *s, unsigned int req);
 /*
  * scxpol_pool_publish - publish @plan to the loaded policy: per pool its
  * name, flags and CPUs, per CPU its pool, LLC and node, and per pool the
- * other pools ordered by topological distance (nearest LLC first; the
- * order work stealing and lending follow). The BPF side validates the plan
- * before applying any of it; a rejected plan leaves the published one in
- * place and counts SCXPOL_STAT_POOL_REJECT. One publisher at a time: two
- * threads publishing to one policy at once must take a lock of their own
- * (their staged tables would interleave). Returns 0, or a negative errno
+ * other pools ordered by topological distance (nearest LLC first, then
+ * the nearest pool index, the lower one on a tie: the neighbours expanding
+ * on each side; the order work stealing and lending follow). The BPF side
+ * validates the plan before applying any of it; a rejected plan leaves the
+ * published one in place and counts SCXPOL_STAT_POOL_REJECT. One publisher
+ * at a time: two threads publishing to one policy at once must take a lock
+ * of their own (their staged tables would interleave). Returns 0, or a negative errno
  * with a message naming the problem: -EINVAL before load or without
  * scxpol_pool_setup(), -E2BIG for more pools than setup allowed, -ERANGE
  * for a CPU the maps were not sized for, or the BPF side's verdict, e.g.

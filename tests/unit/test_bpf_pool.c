@@ -1430,21 +1430,84 @@ static void test_exclusive_domains_never_steal(void **state)
 	assert_int_equal(stat(SCXPOL_STAT_DISPATCH_STEAL), 1);
 }
 
-static void test_shared_first_every_nth_dispatch(void **state)
+/* Every CPU busy, tasks 0-9 queued on d0, task 10 on the shared queue. */
+static void ten_in_d0_one_shared(void)
 {
 	int i;
 
-	(void)state;
 	publish_ok(steal3, 3);
 	busy("0-5");
 	for (i = 0; i < 10; i++)
 		enqueue(task(i, 0), 0, 0);
 	enqueue(task(10, 0), SCXPOL_POOL_SHARED, 0);
+}
+
+static void test_shared_first_every_nth_dispatch(void **state)
+{
+	int i;
+
+	(void)state;
+	ten_in_d0_one_shared();
 	for (i = 1; i < SCXPOL_POOL_SHARED_EVERY; i++)
 		assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
 	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_SHARED);
 	assert_ptr_equal(fake_local_at(1, SCXPOL_POOL_SHARED_EVERY - 1), &tasks[10]);
 	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_POOL);
+}
+
+/*
+ * scxpol_pool_dispatch_every() with 0, Algorithm 2's order: the CPU's pool
+ * for as long as it has work, the shared queue only then.
+ */
+static void test_dispatch_every_zero_is_pool_then_shared(void **state)
+{
+	struct scxpol_pool_view v;
+	int i;
+
+	(void)state;
+	ten_in_d0_one_shared();
+	v = view();
+	fake_set_cpu(1);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 0), SCXPOL_POOL_SRC_POOL);
+	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 0), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_at(1, 10), &tasks[10]);
+	/* any other period: the shared queue's turn comes every n-th dispatch */
+	for (i = 11; i < 14; i++)
+		enqueue(task(i, 0), 0, 0);
+	enqueue(task(14, 0), SCXPOL_POOL_SHARED, 0);
+	/* (dispatch 12 on this CPU, even) */
+	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 2), SCXPOL_POOL_SRC_SHARED);
+	assert_int_equal(scxpol_pool_dispatch_every(&v, 1, NULL, 2), SCXPOL_POOL_SRC_POOL);
+}
+
+/* Under ALG1_NOW vtimes are times: no lead cap, no lag carried between clocks. */
+static void test_alg1_now_vtime_is_not_bounded(void **state)
+{
+	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
+	struct scxpol_vclock rule = { .rule = SCXPOL_VTIME_ALG1_NOW, .reset_every = 8 };
+	struct task_struct *p, *q;
+	struct scxpol_task_ctx *t;
+
+	(void)state;
+	setup_pools(4, 4);
+	p = task(0, 0);
+	q = task(1, 0);
+	t = scxpol_task_ctx(q);
+	assert_int_equal(scxpol_pool_init(&rule), 0);
+	publish_ok(plan, 2);
+	busy("0-3");
+	/* a first enqueue: the current time, whatever the clock */
+	enqueue(p, 0, 0);
+	assert_int_equal(p->scx.dsq_vtime, 1000 * MS);
+	/* 4 s ahead of the clock, last queued on another pool's: kept as it is */
+	t->pool = 0;
+	t->nr_enqueues = 1;
+	t->last_runtime = 4000 * MS;
+	q->scx.dsq_vtime = 1000 * MS;
+	enqueue(q, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(q->scx.dsq_vtime, 5000 * MS);
+	assert_int_equal(t->pool, 1);
 }
 
 /*
@@ -2194,6 +2257,9 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_shared_first_every_nth_dispatch, setup_llc3,
 						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_every_zero_is_pool_then_shared,
+						setup_llc3, fake_teardown),
+		cmocka_unit_test_teardown(test_alg1_now_vtime_is_not_bounded, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_resize_stranded_task_is_rescued, setup_llc3,
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_starving_head_is_rescued, setup_4,

@@ -3,8 +3,8 @@
  * From a plan to the BPF side: lib/pool_publish.c lays a plan out for the
  * staging maps (scxpol_pool_stage_plan()), and the commit program of
  * bpf-lib/scxpol/pool.bpf.h, running on the host fake kernel, publishes it.
- * Covers the per-pool order lists (nearest LLC first) that stealing
- * follows, and staging errors.
+ * Covers the per-pool order lists (nearest LLC first, then the nearest
+ * index) that stealing follows, and staging errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -139,11 +139,11 @@ static void test_domains_published_with_order_by_distance(void **state)
 	assert_string_equal(scxpol_pool__slot(&v, 3)->desc.name, "d3");
 	assert_int_equal(scxpol_pool_nr_cpus(&v, 3), 2);
 	assert_int_equal(scxpol_pool_flags(&v, 3), SCXPOL_POOL_STEAL);
-	/* the other LLC of the node, then the other node's in index order */
+	/* the other LLC of the node, then the other node's, the nearer index first */
 	assert_string_equal(order_of(&v, 0), "1,2,3");
 	assert_string_equal(order_of(&v, 1), "0,2,3");
-	assert_string_equal(order_of(&v, 2), "3,0,1");
-	assert_string_equal(order_of(&v, 3), "2,0,1");
+	assert_string_equal(order_of(&v, 2), "3,1,0");
+	assert_string_equal(order_of(&v, 3), "2,1,0");
 	scxpol_pool_plan_free(plan);
 }
 
@@ -167,16 +167,16 @@ static void test_stealing_takes_the_same_node_first(void **state)
 	scxpol_pool_enqueue(&v, &t0, NULL, 0, 0, 1000000);
 	scxpol_pool_enqueue(&v, &t1, NULL, 1, 0, 1000000);
 	scxpol_pool_enqueue(&v, &t3, NULL, 3, 0, 1000000);
-	/* CPU 4 (d2, node 1): d3 before d0 and d1 */
+	/* CPU 4 (d2, node 1): d3 before d1 and d0 (of the other node, d1 is nearer) */
 	fake_set_cpu(4);
 	assert_int_equal(scxpol_pool_dispatch(&v, 4), SCXPOL_POOL_SRC_STEAL);
 	assert_ptr_equal(fake_local_at(4, 0), &t3);
 	assert_int_equal(scxpol_pool_dispatch(&v, 4), SCXPOL_POOL_SRC_STEAL);
-	assert_ptr_equal(fake_local_at(4, 1), &t0);
-	/* CPU 2 (d1, node 0): its own pool first */
+	assert_ptr_equal(fake_local_at(4, 1), &t1);
+	/* CPU 2 (d1, node 0): its own pool first, then d0 */
 	fake_set_cpu(2);
-	assert_int_equal(scxpol_pool_dispatch(&v, 2), SCXPOL_POOL_SRC_POOL);
-	assert_ptr_equal(fake_local_at(2, 0), &t1);
+	assert_int_equal(scxpol_pool_dispatch(&v, 2), SCXPOL_POOL_SRC_STEAL);
+	assert_ptr_equal(fake_local_at(2, 0), &t0);
 	assert_int_equal(scxpol_pool_dispatch(&v, 2), SCXPOL_POOL_SRC_NONE);
 	scxpol_pool_plan_free(plan);
 }
@@ -371,6 +371,48 @@ static void test_staged_layout(void **state)
 	scxpol_pool_plan_free(plan);
 }
 
+/*
+ * Pools at one LLC distance (one LLC here): the serverless paper's victim
+ * order, the neighbours expanding on each side, the lower one first.
+ */
+static void test_order_in_one_llc_expands_on_each_side(void **state)
+{
+	static const char *const want[8] = {
+		"1,2,3,4,5,6,7", "0,2,3,4,5,6,7", "1,3,0,4,5,6,7", "2,4,1,5,0,6,7",
+		"3,5,2,6,1,7,0", "4,6,3,7,2,1,0", "5,7,4,3,2,1,0", "6,5,4,3,2,1,0",
+	};
+	const struct fake_topo ft = { .nodes = 1, .llcs_per_node = 1, .cores_per_llc = 4,
+				      .threads = 2 };
+	struct scxpol_pool_conf conf = { .max_pools = 8, .nr_cpus = 8, .max_llcs = 8,
+					 .nr_words = 1 };
+	SCXPOL_OPTS(scxpol_topo_opts, o);
+	struct scxpol_pool_plan *plan;
+	struct scxpol_pool_staged st;
+	struct scxpol_topo *one;
+	char got[64], *root1;
+	u32 p, k;
+	int n;
+
+	(void)state;
+	root1 = fake_sysfs(&ft);
+	o.root = root1;
+	one = scxpol_topo_load(&o);
+	assert_non_null(one);
+	assert_int_equal(scxpol_pool_plan_domains(one, 8, SCXPOL_POOL_STEAL, &plan), 0);
+	assert_int_equal(scxpol_pool_stage_plan(plan, &conf, &st), 0);
+	for (p = 0; p < 8; p++) {
+		assert_int_equal(st.descs[p].nr_order, 7);
+		for (k = 0, n = 0; k < 7; k++)
+			n += snprintf(got + n, sizeof(got) - (size_t)n, "%s%u", k ? "," : "",
+				      st.order[p * 8 + k]);
+		assert_string_equal(got, want[p]);
+	}
+	scxpol_pool_staged_free(&st);
+	scxpol_pool_plan_free(plan);
+	scxpol_topo_free(one);
+	fake_free(root1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +426,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cover_required, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_staging_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_staged_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order_in_one_llc_expands_on_each_side, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

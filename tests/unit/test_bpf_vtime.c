@@ -247,6 +247,75 @@ static void test_alg1_reset_every_nth_enqueue(void **state)
 	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 5 * MS), 150 * MS);
 }
 
+/*
+ * ALG1_NOW, Algorithm 1 line by line: the n-th enqueue (the first too)
+ * resets to the current time, not to the clock, and no floor lifts a
+ * vtime that fell behind the clock.
+ */
+static void test_alg1_now_resets_to_current_time(void **state)
+{
+	struct task_struct p;
+	struct scxpol_task_ctx *t;
+
+	(void)state;
+	clk.rule = SCXPOL_VTIME_ALG1_NOW;
+	clk.reset_every = 3;
+	clk.now = 50 * MS;
+	new_task(&p, 1);
+	t = scxpol_task_ctx(&p);
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 3 * MS), 1000 * MS);
+	t->last_runtime = 6 * MS;
+	t->nr_sleeps = 2;
+	/* far behind a clock that ran ahead: kept, where ALG1 lifts it to the floor */
+	clk.now = 5000 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 3 * MS), 1002 * MS);
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 3 * MS), 1004 * MS);
+	fake_advance(40 * MS);
+	/* #3: the current time, not the clock */
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, 0, 3 * MS), 1040 * MS);
+	assert_int_equal(p.scx.dsq_vtime, 1040 * MS);
+	assert_int_equal(t->nr_sleeps, 0);
+}
+
+/*
+ * Under ALG1_NOW a task that arrives later queues behind one that has
+ * been running since an earlier reset, as long as that one's charges
+ * (run time per sleep) add up to less than the time between them: under
+ * overload, older work first. ALG1 puts both at the clock.
+ */
+static void test_alg1_now_older_work_first(void **state)
+{
+	struct task_struct old, young;
+	struct scxpol_task_ctx *t;
+	u64 vo, vy;
+	int i;
+
+	(void)state;
+	clk.rule = SCXPOL_VTIME_ALG1_NOW;
+	clk.reset_every = 8;
+	new_task(&old, 1);
+	new_task(&young, 2);
+	t = scxpol_task_ctx(&old);
+	scxpol_vtime_enqueue(&clk, &old, 0, 3 * MS);
+	/* it runs 3 ms of every 12 (four such tasks on a CPU), for 5 rounds */
+	for (i = 0; i < 5; i++) {
+		run_for(&old, 3, true);
+		fake_advance(9 * MS);
+		vo = scxpol_vtime_enqueue(&clk, &old, 0, 3 * MS);
+	}
+	assert_int_equal(t->nr_enqueues, 6);
+	vy = scxpol_vtime_enqueue(&clk, &young, SCX_ENQ_WAKEUP, 3 * MS);
+	assert_int_equal(vo, 1015 * MS);
+	assert_int_equal(vy, 1060 * MS);
+	assert_true(scxpol_time_before(vo, vy));
+	/* what a keep compares: the charge so far, or the current time on a reset turn */
+	scxpol_vtime_running(&clk, &old);
+	fake_advance(3 * MS);
+	assert_int_equal(scxpol_vtime_requeue_ctx(&clk, &old, t), 1018 * MS);
+	t->nr_enqueues = 8;
+	assert_int_equal(scxpol_vtime_requeue_ctx(&clk, &old, t), 1063 * MS);
+}
+
 static void test_busy_poll_flag(void **state)
 {
 	struct task_struct p;
@@ -320,6 +389,9 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_alg1_reset_every_nth_enqueue, setup,
 						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_alg1_now_resets_to_current_time, setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_alg1_now_older_work_first, setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_busy_poll_flag, setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_busy_poll_off_by_default, setup,
 						fake_teardown),

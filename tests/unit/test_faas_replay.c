@@ -307,14 +307,16 @@ static void test_replay_without_cgroups(void **state)
 	rewind(f);
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "id,function,kind,domain,cgroup_id,cgroup,arrival_ms,released_ms,"
-			    "start_ms,end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse\n");
+			    "start_ms,end_ms,e2e_ms,worker_ms,first_cpu,cpus,core_reuse,class\n");
 	while (fgets(line, sizeof(line), f)) {
 		char want[64], *p;
 		int commas = 0;
 
 		for (p = line; *p; p++)
 			commas += *p == ',';
-		assert_int_equal(commas, 14);
+		assert_int_equal(commas, 15);
+		/* normal tasks: the fair class (or sched_ext, if a policy runs every task) */
+		assert_true(strstr(line, ",fair\n") || strstr(line, ",ext\n"));
 		snprintf(want, sizeof(want), "%d,%s,%s,%s", rows, funcs[invs[rows].func].name,
 			 faas_kind_name(invs[rows].kind),
 			 invs[rows].kind == FAAS_KIND_MT ? "-1," : "");
@@ -804,6 +806,13 @@ static void test_replay_stop_and_options(void **state)
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "overflow 2: want FAAS_OVERFLOW_SHARED or FAAS_OVERFLOW_HOLD");
 
+	/* bodies in SCHED_EXT with no control plane telling a policy their domains */
+	o = base_opts();
+	o.body_ext = true;
+	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bodies in SCHED_EXT need a policy that schedules them by the "
+				 "domains the sink assigns: there is no sink");
+
 	o = base_opts();
 	o.sink = &sink;
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), -EINVAL);
@@ -1106,7 +1115,7 @@ static void test_csv_cpu_list(void **state)
 	struct faas_inv_result res = { .done = true, .domain = 1, .cgroup_id = 77,
 				       .cgroup = (char *)"/faas/inv-0", .arrival_ns = 1000000,
 				       .released_ns = 1250000, .start_ns = 1500000, .end_ns = 4000000, .first_cpu = 5,
-				       .reuse = -1 };
+				       .reuse = -1, .sched_class = "ext" };
 	struct faas_replay r = { .trace = &t, .res = &res, .nr = 1, .completed = 1 };
 	char path[300], line[512];
 	FILE *f;
@@ -1127,7 +1136,7 @@ static void test_csv_cpu_list(void **state)
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "0,a,cpu,1,77,/faas/inv-0,1.000,1.250,1.500,4.000,3.000,2.500,5,"
-			    "0-2;5;1023,-\n");
+			    "0-2;5;1023,-,ext\n");
 	fclose(f);
 }
 
@@ -1483,7 +1492,7 @@ static void test_body_leaves_rt(void **state)
 	assert_int_equal(r, 1);
 	/* asleep on go in its real-time class; the parent takes it out */
 	assert_int_equal(sched_getscheduler(pid), SCHED_FIFO);
-	assert_int_equal(faas_body_leave_rt(pid, err, sizeof(err)), 0);
+	assert_int_equal(faas_body_set_class(pid, false, err, sizeof(err)), 0);
 	assert_int_equal(sched_getscheduler(pid), SCHED_OTHER);
 	assert_int_equal(write(go, "g", 1), 1);
 	close(go);

@@ -13,7 +13,11 @@ expect_refused() {
 }
 expect_refused "faas: --domains $((n + 1)): domains: $((n + 1)) domains need at least $((n + 1)) CPUs, $n are online" \
 	--domains $((n + 1))
+expect_refused "faas: --domains $((n + 1)): domains: $((n + 1)) domains need at least $((n + 1)) CPUs, $n are online" \
+	--paper --domains $((n + 1))
 expect_refused "faas: --domains '0': want a whole number in 1..1024" --domains 0
+expect_refused "faas: --switch 'some': want all or partial" --paper --switch some
+expect_refused "faas: --steal and --no-steal: give one" --paper --steal --no-steal
 expect_refused "faas: --slice-us 'x': want a whole number in 1..1000000" --slice-us x
 expect_refused "faas: --reset-every '-1': want a whole number in 0..1000000" --reset-every -1
 expect_refused "faas: --pin-group 'no-such-group': no such group" --pin-group no-such-group
