@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "host_fake.h"
 #include <scxpol/common.bpf.h>
 #include <scxpol/pool.bpf.h>
 
@@ -225,7 +226,7 @@ static struct task_struct *task(int i, s32 cpu)
 	struct task_struct *p = &tasks[i];
 
 	fake_task_init(p, 100 + i, "t");
-	p->fake_cpu = cpu;
+	p->cpu = cpu;
 	assert_int_equal(scxpol_task_init(p), 0);
 	return p;
 }
@@ -261,7 +262,7 @@ static void running(struct task_struct *p)
 {
 	struct scxpol_pool_view v = view();
 
-	fake_set_cpu(p->fake_cpu);
+	fake_set_cpu(p->cpu);
 	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
 }
 
@@ -269,7 +270,7 @@ static void stopping(struct task_struct *p, bool runnable)
 {
 	struct scxpol_pool_view v = view();
 
-	fake_set_cpu(p->fake_cpu);
+	fake_set_cpu(p->cpu);
 	scxpol_pool_stopping(&v, p, scxpol_task_ctx(p), runnable);
 }
 
