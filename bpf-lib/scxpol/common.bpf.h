@@ -139,18 +139,15 @@ static __always_inline const struct cpumask *scxpol_cast_mask(struct bpf_cpumask
 #define SCXPOL_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 /* The same for callbacks that may sleep (init, init_task, cgroup_init...). */
 #define SCXPOL_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
-/*
- * Define the policy's struct_ops map: SCXPOL_OPS_DEFINE(my_ops, .enqueue = ..., .name = "my");
- * (built for the host, also the pointer scxpol-sim finds the policy by).
- */
+/* Built for the host: the pointer scxpol-sim finds the policy's struct_ops by. */
 #ifdef SCXPOL_HOST_TEST
-#define SCXPOL_OPS_DEFINE(var, ...) \
-	struct sched_ext_ops var = { __VA_ARGS__ }; \
-	struct sched_ext_ops *const scxpol_sim_ops = &var
+#define SCXPOL__OPS_PTR(var) ; struct sched_ext_ops *const scxpol_sim_ops = &var
 #else
-#define SCXPOL_OPS_DEFINE(var, ...) \
-	SEC(".struct_ops.link") struct sched_ext_ops var = { __VA_ARGS__ }
+#define SCXPOL__OPS_PTR(var)
 #endif
+/* Define the policy's struct_ops map: SCXPOL_OPS_DEFINE(my_ops, .enqueue = ..., .name = "my"); */
+#define SCXPOL_OPS_DEFINE(var, ...) \
+	SEC(".struct_ops.link") struct sched_ext_ops var = { __VA_ARGS__ } SCXPOL__OPS_PTR(var)
 
 /* The smaller and the larger of @a and @b (each is evaluated twice). */
 #define SCXPOL_MIN(a, b) ((a) < (b) ? (a) : (b))
