@@ -8,11 +8,7 @@
  * of it that ran on bg CPUs (lc work that found its pool busy) into its
  * overflow, and lets the library's autosizing grow or shrink the pool.
  *
- * Pool flags: lc LENDs (bg work borrows its idle CPUs and is preempted
- * when lc work comes back) and STEALs (an idle lc CPU pulls bg work); bg
- * BORROWs and STEALs, but does not LEND: a lending pool takes its CPUs
- * back from borrowers, and bg work must never preempt lc work. An idle bg
- * CPU still runs lc work, by stealing it.
+ * The pools and their flags: ads_plan.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,12 +25,11 @@
 #include <scxpol/topology.h>
 
 #include "ads.h"
+#include "ads_plan.h"
 #include "ads.bpf.skel.h"
 
 SCXPOL_SKEL_DEFINE(ads_bpf);
 
-#define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
-#define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
 #define ADS_MAX_RULES 64
 #define ADS_MAX_IMPORTANCE 7
 
@@ -79,30 +74,6 @@ struct opts {
 	struct scxpol_stats *st;
 };
 
-/* The plan "lc" = the first @n CPUs of the topology order, "bg" = the rest, with their flags. */
-static int split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out)
-{
-	struct scxpol_pool_plan *tmp = NULL, *p;
-	int r;
-
-	r = scxpol_pool_plan_split(topo, "lc", "bg", n, 0, &tmp);
-	if (r)
-		return r;
-	p = scxpol_pool_plan_new(topo);
-	r = p ? 0 : -errno;
-	if (!r)
-		r = scxpol_pool_plan_add(p, "lc", ADS_LC_FLAGS, scxpol_pool_plan_cpus(tmp, 0));
-	if (r >= 0)
-		r = scxpol_pool_plan_add(p, "bg", ADS_BG_FLAGS, scxpol_pool_plan_cpus(tmp, 1));
-	scxpol_pool_plan_free(tmp);
-	if (r < 0) {
-		scxpol_pool_plan_free(p);
-		return r;
-	}
-	*out = p;
-	return 0;
-}
-
 /*
  * Plan the pools over the topology as it is now, keeping the lc pool's
  * size (within what the CPUs allow after a hotplug). On failure the
@@ -139,7 +110,7 @@ static int plan_pools(struct opts *o)
 		}
 		n = online - 1;
 	}
-	r = split(topo, n, &plan);
+	r = ads_plan_split(topo, n, &plan);
 	if (!r && !o->no_resize) {
 		SCXPOL_OPTS(scxpol_pool_autosize_opts, ao, .util_lo = o->util_lo,
 			    .util_hi = o->util_hi, .hold = o->hold, .overflow_hi = o->overflow_hi);

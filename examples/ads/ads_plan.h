@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ads's pools, for its loader (ads.c) and the simulator's (sim/tool).
+ *
+ * Pool flags: lc LENDs (bg work borrows its idle CPUs and is preempted
+ * when lc work comes back) and STEALs (an idle lc CPU pulls bg work); bg
+ * BORROWs and STEALs, but does not LEND: a lending pool takes its CPUs
+ * back from borrowers, and bg work must never preempt lc work. An idle bg
+ * CPU still runs lc work, by stealing it.
+ */
+#ifndef ADS_PLAN_H
+#define ADS_PLAN_H
+
+#include <scxpol/pool.h>
+
+#define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
+#define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
+
+/*
+ * ads_plan_split - the plan "lc" = the first @n CPUs of @topo's order,
+ * "bg" = the rest, with their flags, into *@out. 0 or a negative errno
+ * (the library's message).
+ */
+int ads_plan_split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out);
+
+#endif
