@@ -33,20 +33,6 @@ SCXPOL_SKEL_DEFINE(ads_bpf);
 #define ADS_MAX_RULES 64
 #define ADS_MAX_IMPORTANCE 7
 
-static const char *const stat_names[ADS_NR_STATS] = {
-	[ADS_STAT_LC_RUNTIME_NS] = "lc_runtime_ns",
-	[ADS_STAT_BG_RUNTIME_NS] = "bg_runtime_ns",
-	[ADS_STAT_CLASS_HINT] = "class_hint",
-	[ADS_STAT_CLASS_CGROUP] = "class_cgroup",
-	[ADS_STAT_CLASS_COMM] = "class_comm",
-	[ADS_STAT_CLASS_DEFAULT] = "class_default",
-	[ADS_STAT_HEAD] = "important_head",
-	[ADS_STAT_WAKE_AFFINE] = "wake_affine",
-	[ADS_STAT_LC_SPILL_NS] = "lc_spill_ns",
-	[ADS_STAT_LC_BUSY] = "lc_busy",
-	[ADS_STAT_LC_PREEMPT_BG] = "lc_preempt_bg",
-};
-
 struct rule {
 	enum scxpol_match_kind kind;
 	const char *pattern;
@@ -202,7 +188,7 @@ static unsigned long long now_ns(void)
  */
 static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, double *overflow)
 {
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = ads_stat_names, .nr_user = ADS_NR_STATS);
 	const struct scxpol_stat_value *v, *sp;
 	unsigned long long t = now_ns(), run, spill;
 	int r;
@@ -210,8 +196,8 @@ static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, dou
 	r = scxpol_stats_read(s, &so, o->st);
 	if (r)
 		return r;
-	v = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_RUNTIME_NS]);
-	sp = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_SPILL_NS]);
+	v = scxpol_stats_find(o->st, ads_stat_names[ADS_STAT_LC_RUNTIME_NS]);
+	sp = scxpol_stats_find(o->st, ads_stat_names[ADS_STAT_LC_SPILL_NS]);
 	if (!v || !sp)
 		return -ENOENT;
 	run = v->value;
@@ -419,7 +405,7 @@ int main(int argc, char **argv)
 	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .overflow_hi = 0.2, .hold = 3,
 			  .interval_ms = 250,
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = ads_stat_names, .nr_user = ADS_NR_STATS);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,

@@ -1,8 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ads's pools (ads_plan.h). */
+/* ads's pools and counters (ads_plan.h). */
 #include <errno.h>
 
+#include "ads.h"
 #include "ads_plan.h"
+
+const char *const ads_stat_names[ADS_NR_STATS] = {
+	[ADS_STAT_LC_RUNTIME_NS] = "lc_runtime_ns",
+	[ADS_STAT_BG_RUNTIME_NS] = "bg_runtime_ns",
+	[ADS_STAT_CLASS_HINT] = "class_hint",
+	[ADS_STAT_CLASS_CGROUP] = "class_cgroup",
+	[ADS_STAT_CLASS_COMM] = "class_comm",
+	[ADS_STAT_CLASS_DEFAULT] = "class_default",
+	[ADS_STAT_HEAD] = "important_head",
+	[ADS_STAT_WAKE_AFFINE] = "wake_affine",
+	[ADS_STAT_LC_SPILL_NS] = "lc_spill_ns",
+	[ADS_STAT_LC_BUSY] = "lc_busy",
+	[ADS_STAT_LC_PREEMPT_BG] = "lc_preempt_bg",
+};
 
 int ads_plan_split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out)
 {

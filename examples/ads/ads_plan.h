@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ads's pools, for its loader (ads.c) and the simulator's (sim/tool).
+ * ads's pools and counters, for its loader (ads.c) and the simulator's
+ * (sim/tool).
  *
  * Pool flags: lc LENDs (bg work borrows its idle CPUs and is preempted
  * when lc work comes back) and STEALs (an idle lc CPU pulls bg work); bg
@@ -15,6 +16,9 @@
 
 #define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
 #define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
+
+/* The names of ads's own counters (enum ads_stat of ads.h). */
+extern const char *const ads_stat_names[];
 
 /*
  * ads_plan_split - the plan "lc" = the first @n CPUs of @topo's order,
