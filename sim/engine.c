@@ -333,7 +333,8 @@ void switch_out(struct engine *e, s32 cpu, struct scxpol_sim_task *t, bool preem
 	account_curr(e, cpu);
 	ev_cancel(e, &e->cpus[cpu].ev_burst);
 	lat_hist_add(&g->burst, ran);
-	g->cpu_ns += ran;
+	/* CPU time since the counts were reset */
+	g->cpu_ns += sim_k.now - (t->switched_in > e->stats_since ? t->switched_in : e->stats_since);
 	sim_k.cpus[cpu].curr = NULL;
 	e->cpus[cpu].last = t;
 	e->cpus[cpu].last_preempted = preempted;
@@ -535,7 +536,9 @@ int scxpol_sim_run(struct scxpol_sim *s, uint64_t until)
 		handle(e, ev);
 		drain(e);
 	}
-	klass(e)->detach(e);
+	if (e->attached)
+		klass(e)->detach(e);
+	e->attached = false;
 	return fail(ECANCELED, "sched_ext: BPF scheduler \"%s\" disabled (%s)%s%s",
 		    e->ops ? e->ops->name : "?", e->exit.reason, e->exit.msg[0] ? ": " : "",
 		    e->exit.msg);
@@ -872,6 +875,14 @@ struct scxpol_sim *scxpol_sim_new(const struct scxpol_sim_opts *opts)
 	scxpol_sim_group((struct scxpol_sim *)e, "other");
 	e->ev_watchdog.kind = EV_WATCHDOG;
 	e->ev_balance.kind = EV_BALANCE;
+	if (e->o.configure) {
+		r = e->o.configure(e->o.configure_ctx);
+		if (r) {
+			scxpol_sim_free((struct scxpol_sim *)e);
+			errno = -r;
+			return NULL;
+		}
+	}
 	if (add_cgroup(e, 1, NULL) || klass(e)->attach(e)) {
 		errno = EINVAL;
 		if (e->exiting)
@@ -879,6 +890,7 @@ struct scxpol_sim *scxpol_sim_new(const struct scxpol_sim_opts *opts)
 		scxpol_sim_free((struct scxpol_sim *)e);
 		return NULL;
 	}
+	e->attached = true;
 	drain(e);
 	return (struct scxpol_sim *)e;
 }
@@ -895,7 +907,7 @@ void scxpol_sim_free(struct scxpol_sim *s)
 
 	if (!e)
 		return;
-	if (!e->exiting)
+	if (e->attached)
 		klass(e)->detach(e);
 	for (i = 0; i < e->nr_tasks; i++)
 		free_task(e->tasks[i]);
@@ -943,6 +955,23 @@ static void summarize(const struct lat_hist *h, struct scxpol_sim_lat *out)
 	out->max = s.max;
 }
 
+/* CPU time of @group's running tasks since they started running or the counts were reset. */
+static u64 running_ns(const struct engine *e, unsigned int group)
+{
+	u64 ns = 0;
+	u32 c;
+
+	for (c = 0; c < e->o.nr_cpus; c++) {
+		const struct task_struct *p = sim_k.cpus[c].curr;
+		const struct scxpol_sim_task *t = (const struct scxpol_sim_task *)p;
+
+		if (p && t->group == group)
+			ns += sim_k.now - (t->switched_in > e->stats_since ? t->switched_in :
+									 e->stats_since);
+	}
+	return ns;
+}
+
 unsigned int scxpol_sim_nr_groups(const struct scxpol_sim *s)
 {
 	return ((const struct engine *)s)->nr_groups;
@@ -967,7 +996,7 @@ int scxpol_sim_group_stats(const struct scxpol_sim *s, unsigned int group,
 	out->wakeups = g->wakeups;
 	out->wakeups_idle = g->wakeups_idle;
 	out->wakeups_remote = g->wakeups_remote;
-	out->cpu_ns = g->cpu_ns;
+	out->cpu_ns = g->cpu_ns + running_ns(e, group);
 	return 0;
 }
 
@@ -1001,7 +1030,9 @@ void scxpol_sim_stats_reset(struct scxpol_sim *s)
 		memcpy(g->name, name, sizeof(name));
 		g->tasks = tasks;
 	}
+	c = (u32)e->st.tasks;
 	memset(&e->st, 0, sizeof(e->st));
+	e->st.tasks = c;
 	e->stats_since = sim_k.now;
 	for (c = 0; c < e->o.nr_cpus; c++)
 		if (e->cpus[c].idle_since != (u64)-1)

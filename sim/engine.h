@@ -124,6 +124,7 @@ struct engine {
 	struct scxpol_sim_exit exit;
 	char exit_msg[SIM_MSG_LEN];
 	bool exiting;
+	bool attached;		/* the scheduler's attach succeeded, its detach is due */
 	struct scxpol_sim_stats st;
 	u64 stats_since;
 	/* EEVDF */

@@ -87,8 +87,15 @@ struct scxpol_sim_opts {
 	/* called at every context switch (NULL: none) */
 	scxpol_sim_trace_fn trace;
 	void *trace_ctx;
+	/*
+	 * A loader's configure hook: after the kernel is set up, before the
+	 * policy's ops.init, the place to size maps (scxpol_sim_map_resize()).
+	 * A negative return fails scxpol_sim_new() with it.
+	 */
+	int (*configure)(void *ctx);
+	void *configure_ctx;
 };
-#define scxpol_sim_opts__last_field trace_ctx
+#define scxpol_sim_opts__last_field configure_ctx
 
 /*
  * scxpol_sim_new - a machine at time 0 with its CPUs idle and no task. The

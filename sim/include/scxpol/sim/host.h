@@ -43,7 +43,9 @@ typedef __s64 s64;
 /* --- BPF C syntax as host no-ops ----------------------------------------- */
 #define SEC(name)
 #define __ksym
-#define __weak __attribute__((weak))
+/* (what libscxpol-sim defines of these, it exports) */
+#define __weak __attribute__((weak, visibility("default")))
+#define SCXPOL_SIM_HOST_API __attribute__((visibility("default")))
 #define __kptr
 #define __arg_trusted
 #ifndef __always_inline
@@ -315,7 +317,7 @@ __weak void bpf_rcu_read_lock(void);
 __weak void bpf_rcu_read_unlock(void);
 
 __weak long bpf_timer_init(struct bpf_timer *timer, void *map, u64 flags);
-long scxpol_sim_timer_set_callback(struct bpf_timer *timer, void *cb);
+SCXPOL_SIM_HOST_API long scxpol_sim_timer_set_callback(struct bpf_timer *timer, void *cb);
 #define bpf_timer_set_callback(t, cb) scxpol_sim_timer_set_callback((t), (void *)(cb))
 __weak long bpf_timer_start(struct bpf_timer *timer, u64 nsecs, u64 flags);
 
@@ -334,7 +336,7 @@ static __always_inline const struct cpumask *scxpol_cast_mask(struct bpf_cpumask
  * formatted on the host). An error ends the simulated scheduler as the
  * kernel's does; the unit tests' fake records it instead.
  */
-void scxpol_sim_bpf_exit(bool is_error, s64 code, const char *fmt, ...)
+SCXPOL_SIM_HOST_API void scxpol_sim_bpf_exit(bool is_error, s64 code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define scxpol_error(fmt, args...) scxpol_sim_bpf_exit(true, 0, fmt, ##args)
 #define scxpol_exit(code, fmt, args...) scxpol_sim_bpf_exit(false, (code), fmt, ##args)
@@ -344,13 +346,13 @@ void scxpol_sim_bpf_exit(bool is_error, s64 code, const char *fmt, ...)
  * A map is found by its definition's address; its shape comes from the
  * definition's member types, as libbpf reads it from BTF.
  */
-void *scxpol_sim_map_lookup(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max,
+SCXPOL_SIM_HOST_API void *scxpol_sim_map_lookup(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max,
 			    const void *key);
-long scxpol_sim_map_update(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max,
+SCXPOL_SIM_HOST_API long scxpol_sim_map_update(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max,
 			   const void *key, const void *val, u64 flags);
-long scxpol_sim_map_delete(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max,
+SCXPOL_SIM_HOST_API long scxpol_sim_map_delete(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max,
 			   const void *key);
-void *scxpol_sim_task_storage(void *def, u32 val_sz, struct task_struct *p, bool create);
+SCXPOL_SIM_HOST_API void *scxpol_sim_task_storage(void *def, u32 val_sz, struct task_struct *p, bool create);
 
 #define SCXPOL_SIM_MAP_SHAPE(m) \
 	(void *)(m), (u32)(sizeof(*(m)->type) / sizeof(int)), (u32)sizeof(*(m)->key), \
@@ -361,9 +363,9 @@ void *scxpol_sim_task_storage(void *def, u32 val_sz, struct task_struct *p, bool
  * at load), read it back (@dfl: not resized, not used yet), and the sum of
  * a PERCPU_ARRAY u64 entry over the CPUs (a stats counter).
  */
-void scxpol_sim_map_resize(void *def, u32 max);
-u32 scxpol_sim_map_max(void *def, u32 dfl);
-u64 scxpol_sim_percpu_sum(void *def, u32 key);
+SCXPOL_SIM_HOST_API void scxpol_sim_map_resize(void *def, u32 max);
+SCXPOL_SIM_HOST_API u32 scxpol_sim_map_max(void *def, u32 dfl);
+SCXPOL_SIM_HOST_API u64 scxpol_sim_percpu_sum(void *def, u32 key);
 
 #define bpf_map_lookup_elem(m, k) scxpol_sim_map_lookup(SCXPOL_SIM_MAP_SHAPE(m), (k))
 #define bpf_map_update_elem(m, k, v, f) scxpol_sim_map_update(SCXPOL_SIM_MAP_SHAPE(m), (k), (v), (f))
