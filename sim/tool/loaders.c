@@ -444,7 +444,7 @@ static int configure_plan(struct loader *l)
 		n = l->domains ? l->domains : scxpol_topo_nr_llcs(l->topo);
 		r = scxpol_pool_plan_domains(l->topo, n, l->flags, &l->plan);
 		if (r)
-			return fail(l->err, sizeof(l->err), -r, "%s: --domains %u: %s", l->label, n,
+			return fail(l->err, sizeof(l->err), -r, "%s: %s", l->label,
 				    scxpol_last_error());
 		l->max_pools = n;
 		l->require = SCXPOL_POOL_REQ_COVER;

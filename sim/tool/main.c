@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <scxpol/common.h>
 #include <scxpol/sim.h>
 
 #include "loaders.h"
@@ -577,6 +578,14 @@ static void apply_overrides(const struct opts *o, struct spec *s)
 		s->seed = o->seed;
 }
 
+/* The library's messages come back through scxpol_last_error(), with context added. */
+static void quiet(enum scxpol_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)msg;
+	(void)ctx;
+}
+
 int main(int argc, char **argv)
 {
 	static struct spec spec;
@@ -589,6 +598,7 @@ int main(int argc, char **argv)
 	int r, worst = 0;
 	FILE *out = stdout;
 
+	scxpol_log_set(quiet, SCXPOL_LOG_WARN, NULL);
 	r = parse_args(argc, argv, &o);
 	if (r)
 		return r;
