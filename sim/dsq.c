@@ -70,18 +70,13 @@ static bool priq_less(const struct task_struct *a, const struct task_struct *b)
 	return d < 0 || (d == 0 && a->scx.dsq_seq < b->scx.dsq_seq);
 }
 
-static u64 priq_prio(const struct task_struct *p)
-{
-	return mix64(p->scx.dsq_seq);
-}
-
 static struct task_struct *priq_merge(struct task_struct *a, struct task_struct *b)
 {
 	if (!a)
 		return b;
 	if (!b)
 		return a;
-	if (priq_prio(a) > priq_prio(b)) {
+	if (a->scx.priq_prio > b->scx.priq_prio) {
 		a->scx.priq_right = priq_merge(a->scx.priq_right, b);
 		return a;
 	}
@@ -143,6 +138,7 @@ void sim_dsq_add(struct scxpol_sim_dsq *d, struct task_struct *p, bool priq, boo
 		sim_die("task %s[%d] queued twice", p->comm, p->pid);
 	p->scx.dsq = d;
 	p->scx.dsq_seq = ++d->seq;
+	p->scx.priq_prio = mix64(p->scx.dsq_seq ^ (uintptr_t)d->id);
 	p->scx.priq_left = p->scx.priq_right = NULL;
 	if (priq) {
 		priq_split(d->root, p, &l, &r);

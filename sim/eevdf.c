@@ -59,108 +59,189 @@ static s64 key(const struct ecpu *rq, const struct eevdf_se *se)
 	return (s64)(se->vruntime - rq->min_vruntime);
 }
 
-/* V: the weighted average vruntime of the queue. */
-static u64 avg_vruntime(const struct ecpu *rq)
+/* The running task of @rq's CPU if it is runnable (it is not in the treap). */
+static struct scxpol_sim_task *rq_curr(s32 cpu)
 {
-	s64 avg = rq->avg_vruntime;
+	struct scxpol_sim_task *t = curr_task(cpu);
 
-	if (rq->avg_load) {
+	return t && t->se.on_rq ? t : NULL;
+}
+
+/* The sums of avg_vruntime() and eligible(): the waiting tasks and the running one. */
+static void sums(const struct ecpu *rq, s32 cpu, s64 *avg, s64 *load)
+{
+	struct scxpol_sim_task *curr = rq_curr(cpu);
+
+	*avg = rq->avg_vruntime;
+	*load = (s64)rq->avg_load;
+	if (curr) {
+		*avg += key(rq, &curr->se) * (s64)curr->se.weight;
+		*load += curr->se.weight;
+	}
+}
+
+/* V: the weighted average vruntime of the queue. */
+static u64 avg_vruntime(const struct ecpu *rq, s32 cpu)
+{
+	s64 avg, load;
+
+	sums(rq, cpu, &avg, &load);
+	if (load) {
 		/* round towards the left, as the kernel does */
 		if (avg < 0)
-			avg -= (s64)rq->avg_load - 1;
-		avg /= (s64)rq->avg_load;
+			avg -= load - 1;
+		avg /= load;
 	}
 	return rq->min_vruntime + (u64)avg;
 }
 
-static bool eligible(const struct ecpu *rq, const struct eevdf_se *se)
+/* vruntime_eligible(): @vruntime is not after V. */
+static bool eligible_v(const struct ecpu *rq, s32 cpu, u64 vruntime)
 {
-	return rq->avg_vruntime >= key(rq, se) * (s64)rq->avg_load;
+	s64 avg, load;
+
+	sums(rq, cpu, &avg, &load);
+	return avg >= (s64)(vruntime - rq->min_vruntime) * load;
+}
+
+/* --- the treap of waiting tasks: by deadline, each node its subtree's least vruntime --- */
+static bool se_before(const struct scxpol_sim_task *a, const struct scxpol_sim_task *b)
+{
+	s64 d = (s64)(a->se.deadline - b->se.deadline);
+
+	return d < 0 || (d == 0 && a->se.seq < b->se.seq);
+}
+
+static void fix(struct scxpol_sim_task *t)
+{
+	u64 m = t->se.vruntime;
+
+	if (t->se.left && (s64)(t->se.left->se.min_vruntime - m) < 0)
+		m = t->se.left->se.min_vruntime;
+	if (t->se.right && (s64)(t->se.right->se.min_vruntime - m) < 0)
+		m = t->se.right->se.min_vruntime;
+	t->se.min_vruntime = m;
+}
+
+static struct scxpol_sim_task *merge(struct scxpol_sim_task *a, struct scxpol_sim_task *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (a->se.prio > b->se.prio) {
+		a->se.right = merge(a->se.right, b);
+		fix(a);
+		return a;
+	}
+	b->se.left = merge(a, b->se.left);
+	fix(b);
+	return b;
+}
+
+static void split(struct scxpol_sim_task *t, const struct scxpol_sim_task *k,
+		  struct scxpol_sim_task **l, struct scxpol_sim_task **r)
+{
+	if (!t) {
+		*l = *r = NULL;
+	} else if (se_before(t, k)) {
+		split(t->se.right, k, &t->se.right, r);
+		fix(t);
+		*l = t;
+	} else {
+		split(t->se.left, k, l, &t->se.left);
+		fix(t);
+		*r = t;
+	}
+}
+
+static struct scxpol_sim_task *erase(struct scxpol_sim_task *t, struct scxpol_sim_task *x)
+{
+	if (t == x)
+		return merge(x->se.left, x->se.right);
+	if (!t)
+		sim_die("%s[%d] is not on its EEVDF queue", x->p.comm, x->p.pid);
+	if (se_before(x, t))
+		t->se.left = erase(t->se.left, x);
+	else
+		t->se.right = erase(t->se.right, x);
+	fix(t);
+	return t;
+}
+
+static void tree_add(struct ecpu *rq, struct scxpol_sim_task *t)
+{
+	struct scxpol_sim_task *l, *r;
+	u64 x = ++rq->rq_seq;
+
+	t->se.seq = x;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	t->se.prio = x ^ (x >> 33);
+	t->se.left = t->se.right = NULL;
+	t->se.min_vruntime = t->se.vruntime;
+	split(rq->rq_root, t, &l, &r);
+	rq->rq_root = merge(merge(l, t), r);
+	rq->avg_vruntime += key(rq, &t->se) * (s64)t->se.weight;
+	rq->avg_load += t->se.weight;
+}
+
+static void tree_del(struct ecpu *rq, struct scxpol_sim_task *t)
+{
+	rq->rq_root = erase(rq->rq_root, t);
+	rq->avg_vruntime -= key(rq, &t->se) * (s64)t->se.weight;
+	rq->avg_load -= t->se.weight;
 }
 
 /*
- * The base vruntime keys are taken from: the kernel follows the queue's
- * minimum; here it moves only when the keys grow large (the products of
- * keys and weights must stay within 63 bits).
+ * The base the keys are taken from: the kernel follows the queue's least
+ * vruntime; here it moves when the running task's key grows large (the
+ * products of keys and weights must stay within 63 bits).
  */
-static void rebase(struct ecpu *rq)
+static void rebase(struct ecpu *rq, u64 min)
 {
-	struct scxpol_sim_task *t;
-	u64 min = rq->rq_first->se.vruntime;
-	s64 delta;
-
-	for (t = rq->rq_first; t; t = t->se.next)
-		if ((s64)(t->se.vruntime - min) < 0)
-			min = t->se.vruntime;
-	delta = (s64)(min - rq->min_vruntime);
-	rq->avg_vruntime -= (s64)rq->avg_load * delta;
+	if (rq->rq_root && (s64)(rq->rq_root->se.min_vruntime - min) < 0)
+		min = rq->rq_root->se.min_vruntime;
+	rq->avg_vruntime -= (s64)rq->avg_load * (s64)(min - rq->min_vruntime);
 	rq->min_vruntime = min;
-}
-
-/* Put @t into @rq's deadline order. */
-static void rq_link(struct ecpu *rq, struct scxpol_sim_task *t)
-{
-	struct scxpol_sim_task **pp = &rq->rq_first, *prev = NULL;
-
-	while (*pp && (s64)((*pp)->se.deadline - t->se.deadline) <= 0) {
-		prev = *pp;
-		pp = &(*pp)->se.next;
-	}
-	t->se.next = *pp;
-	t->se.prev = prev;
-	if (*pp)
-		(*pp)->se.prev = t;
-	*pp = t;
-}
-
-static void rq_unlink(struct ecpu *rq, struct scxpol_sim_task *t)
-{
-	if (t->se.prev)
-		t->se.prev->se.next = t->se.next;
-	else
-		rq->rq_first = t->se.next;
-	if (t->se.next)
-		t->se.next->se.prev = t->se.prev;
-	t->se.next = t->se.prev = NULL;
 }
 
 static void overload_update(struct engine *e, s32 cpu)
 {
-	(void)e;
 	if (rq_of(e, cpu)->rq_nr >= 2)
 		sim_mask_set(&e->overloaded, (u32)cpu);
 	else
 		sim_mask_clear(&e->overloaded, (u32)cpu);
 }
 
+/* A task becomes runnable on @cpu: placed at V - lag, waiting unless it is the running one. */
 static void enqueue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t, bool initial)
 {
 	struct ecpu *rq = rq_of(e, cpu);
 	struct eevdf_se *se = &t->se;
-	u64 vslice = delta_fair(se->slice, se), v = avg_vruntime(rq);
-	s64 lag = 0;
+	u64 vslice = delta_fair(se->slice, se), v;
+	s64 lag = 0, avg, load;
 
-	/* place_entity() */
-	if (rq->rq_nr) {
-		lag = se->vlag;
-		lag = lag * (s64)(rq->avg_load + se->weight) / (s64)(rq->avg_load ? rq->avg_load : 1);
-	} else {
-		rq->min_vruntime = v = se->vruntime;
-		lag = 0;
+	if (!rq->rq_nr) {
+		/* an empty queue starts at the task's own vruntime */
+		rq->min_vruntime = se->vruntime;
 		rq->avg_vruntime = 0;
 		rq->avg_load = 0;
+	}
+	v = avg_vruntime(rq, cpu);
+	sums(rq, cpu, &avg, &load);
+	/* place_entity(): the lag it left with, scaled for the weight it joins */
+	if (load) {
+		lag = se->vlag;
+		lag = lag * (load + se->weight) / load;
 	}
 	se->vruntime = v - (u64)lag;
 	if (initial)
 		vslice /= 2;
 	se->deadline = se->vruntime + vslice;
-	if (rq->rq_nr && (s64)(se->vruntime - rq->min_vruntime) < 0) {
-		rq->avg_vruntime += (s64)rq->avg_load * (s64)(rq->min_vruntime - se->vruntime);
-		rq->min_vruntime = se->vruntime;
-	}
-	rq->avg_vruntime += key(rq, se) * (s64)se->weight;
-	rq->avg_load += se->weight;
-	rq_link(rq, t);
+	if ((s64)(se->vruntime - rq->min_vruntime) < 0)
+		rebase(rq, se->vruntime);
+	tree_add(rq, t);
 	rq->rq_nr++;
 	se->on_rq = true;
 	t->p.cpu = cpu;
@@ -169,18 +250,18 @@ static void enqueue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t,
 	overload_update(e, cpu);
 }
 
+/* A task stops being runnable on @cpu (it sleeps, or migrates): its lag is kept. */
 static void dequeue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t)
 {
 	struct ecpu *rq = rq_of(e, cpu);
 	struct eevdf_se *se = &t->se;
-	s64 lag = (s64)(avg_vruntime(rq) - se->vruntime);
+	s64 lag = (s64)(avg_vruntime(rq, cpu) - se->vruntime);
 	s64 limit = (s64)delta_fair(2 * se->slice > e->o.tick_ns ? 2 * se->slice : e->o.tick_ns, se);
 
 	/* update_entity_lag() */
 	se->vlag = lag < -limit ? -limit : lag > limit ? limit : lag;
-	rq->avg_vruntime -= key(rq, se) * (s64)se->weight;
-	rq->avg_load -= se->weight;
-	rq_unlink(rq, t);
+	if (t != curr_task(cpu))
+		tree_del(rq, t);
 	rq->rq_nr--;
 	se->on_rq = false;
 	overload_update(e, cpu);
@@ -189,48 +270,61 @@ static void dequeue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t)
 /* update_curr_fair(): charge the running task; true when it used its slice. */
 static bool update_curr(struct engine *e, s32 cpu)
 {
-	struct scxpol_sim_task *t = curr_task(cpu);
+	struct scxpol_sim_task *t = rq_curr(cpu);
 	struct ecpu *rq = rq_of(e, cpu);
 	struct eevdf_se *se;
-	u64 delta = sim_k.now - rq->exec_start, dv;
+	u64 delta = sim_k.now - rq->exec_start;
 
 	account_curr(e, cpu);
 	rq->exec_start = sim_k.now;
-	if (!t || !t->se.on_rq)
+	if (!t)
 		return false;
 	se = &t->se;
-	dv = delta_fair(delta, se);
-	rq->avg_vruntime += (s64)dv * (s64)se->weight;
-	se->vruntime += dv;
+	se->vruntime += delta_fair(delta, se);
 	if (key(rq, se) > (1LL << 40))
-		rebase(rq);
+		rebase(rq, se->vruntime);
 	if ((s64)(se->vruntime - se->deadline) < 0)
 		return false;
 	/* update_deadline(): a new slice */
-	rq_unlink(rq, t);
 	se->deadline = se->vruntime + delta_fair(se->slice, se);
-	rq_link(rq, t);
 	return rq->rq_nr > 1;
 }
 
-/* pick_eevdf() */
+/* pick_eevdf(): the eligible task with the earliest deadline (the running one may stay). */
 static struct scxpol_sim_task *pick(struct engine *e, s32 cpu)
 {
 	struct ecpu *rq = rq_of(e, cpu);
-	struct scxpol_sim_task *curr = curr_task(cpu), *t;
+	struct scxpol_sim_task *curr = rq_curr(cpu), *node = rq->rq_root, *best = NULL;
 
-	(void)e;
 	if (rq->rq_nr == 1)
-		return rq->rq_first;
-	if (curr && (!curr->se.on_rq || !eligible(rq, &curr->se)))
+		return curr ? curr : rq->rq_root;
+	if (curr && !eligible_v(rq, cpu, curr->se.vruntime))
 		curr = NULL;
 	/* RUN_TO_PARITY: its deadline is unchanged since it was picked */
 	if (curr && curr->se.vlag == (s64)curr->se.deadline)
 		return curr;
-	for (t = rq->rq_first; t; t = t->se.next)
-		if (eligible(rq, &t->se))
-			return t;
-	return rq->rq_first;
+	while (node) {
+		struct scxpol_sim_task *left = node->se.left;
+
+		/* an eligible task on the left has an earlier deadline */
+		if (left && eligible_v(rq, cpu, left->se.min_vruntime)) {
+			node = left;
+			continue;
+		}
+		if (eligible_v(rq, cpu, node->se.vruntime)) {
+			best = node;
+			break;
+		}
+		node = node->se.right;
+	}
+	if (!best || (curr && (s64)(curr->se.deadline - best->se.deadline) < 0))
+		best = curr;
+	/* nothing eligible (rounding): the earliest deadline */
+	if (!best) {
+		for (best = rq->rq_root; best && best->se.left; best = best->se.left)
+			;
+	}
+	return best;
 }
 
 /* Idle: nothing runs and nothing waits (the idle mask says it). */
@@ -337,15 +431,25 @@ static void migrate(struct engine *e, struct scxpol_sim_task *t, s32 src, s32 ds
 	t->wake_idle = false;
 }
 
-/* A waiting task of @src that @dst may run, or NULL. */
+/* A waiting task of @t's subtree that @dst may run, the latest deadline first; or NULL. */
+static struct scxpol_sim_task *allowed_in(struct scxpol_sim_task *t, s32 dst)
+{
+	struct scxpol_sim_task *x;
+
+	if (!t)
+		return NULL;
+	x = allowed_in(t->se.right, dst);
+	if (x)
+		return x;
+	if (sim_mask_test(t->p.cpus_ptr, (u32)dst))
+		return t;
+	return allowed_in(t->se.left, dst);
+}
+
+/* A waiting task of @src that @dst may run (detach_tasks() takes the least urgent). */
 static struct scxpol_sim_task *waiting_for(struct engine *e, s32 src, s32 dst)
 {
-	struct scxpol_sim_task *t, *curr = curr_task(src);
-
-	for (t = rq_of(e, src)->rq_first; t; t = t->se.next)
-		if (t != curr && sim_mask_test(t->p.cpus_ptr, (u32)dst))
-			return t;
-	return NULL;
+	return allowed_in(rq_of(e, src)->rq_root, dst);
 }
 
 /* newidle_balance(): pull one waiting task, from @cpu's LLC first. */
@@ -380,8 +484,12 @@ static void eevdf_schedule(struct engine *e, s32 cpu)
 	next = rq->rq_nr ? pick(e, cpu) : NULL;
 	if (next == prev && prev)
 		return;
-	if (prev)
+	if (prev) {
+		/* put_prev_entity(): back to waiting if it is still runnable */
+		if (prev->se.on_rq)
+			tree_add(rq, prev);
 		switch_out(e, cpu, prev, prev->se.on_rq);
+	}
 	if (!next) {
 		if (prev)
 			cpu_idle_enter(e, cpu);
@@ -390,7 +498,8 @@ static void eevdf_schedule(struct engine *e, s32 cpu)
 	}
 	if (!prev)
 		cpu_idle_leave(e, cpu);
-	/* set_next_entity(): RUN_TO_PARITY's mark */
+	/* set_next_entity(): out of the queue while it runs, and RUN_TO_PARITY's mark */
+	tree_del(rq, next);
 	next->se.vlag = (s64)next->se.deadline;
 	switch_in(e, cpu, next, true);
 }

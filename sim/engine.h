@@ -33,8 +33,10 @@ struct eevdf_se {
 	u64 vruntime, deadline, slice;
 	s64 vlag;
 	u32 weight;	/* the kernel's load weight: 1024 at nice 0 */
-	bool on_rq;
-	struct scxpol_sim_task *prev, *next; /* the run queue, by deadline */
+	bool on_rq;	/* runnable on its CPU's queue (running or waiting) */
+	/* waiting: a treap by (deadline, seq), each node knowing its subtree's least vruntime */
+	struct scxpol_sim_task *left, *right;
+	u64 prio, seq, min_vruntime;
 };
 
 struct scxpol_sim_task {
@@ -76,12 +78,13 @@ struct ecpu {
 	struct scxpol_sim_task *last;	/* switched out, its successor not chosen yet (trace) */
 	bool last_preempted;
 	u64 idle_ns;
-	/* EEVDF's run queue */
-	struct scxpol_sim_task *rq_first;
-	u32 rq_nr;
-	u64 min_vruntime;
-	s64 avg_vruntime;	/* sum of (vruntime - min_vruntime) * weight */
-	u64 avg_load;		/* sum of weights */
+	/* EEVDF's run queue: the waiting tasks (the running one is not in it) */
+	struct scxpol_sim_task *rq_root;
+	u32 rq_nr;		/* runnable tasks, the running one included */
+	u64 rq_seq;
+	u64 min_vruntime;	/* the base of the keys below */
+	s64 avg_vruntime;	/* sum over the waiting tasks of (vruntime - min_vruntime) * weight */
+	u64 avg_load;		/* sum of their weights */
 };
 
 struct user_event {

@@ -3,8 +3,8 @@
  * BPF maps in host memory: ARRAY, PERCPU_ARRAY, HASH, LPM_TRIE and
  * TASK_STORAGE, zeroed, sized from their definitions (or from
  * scxpol_sim_map_resize(), what bpf_map__set_max_entries() is to libbpf).
- * A map is created on first use and found by its definition's address in
- * a hash table, so a lookup costs O(1) like the kernel's:
+ * A map is created on first use and found from its definition (find()),
+ * so a lookup costs O(1) like the kernel's:
  *   ARRAY         an index
  *   PERCPU_ARRAY  an index into the current CPU's copy
  *   HASH          linear probing over the keys, values in a stable slab
@@ -42,8 +42,9 @@ struct stor_val {
 	u8 val[] __attribute__((aligned(8)));
 };
 
-static struct sim_map **tab;
-static u32 tab_cap, nr_maps;
+/* every map, in creation order; a definition's first word holds its tag (tag()) */
+static struct sim_map **all;
+static u32 nr_all, cap_all;
 static struct stor_val *stors;
 static u32 nr_stor_slots;
 /* bumped by every reset: a task's storage of an older generation is gone */
@@ -55,37 +56,46 @@ static struct {
 } pending[64];
 static u32 nr_pending;
 
+static u64 mix(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	return x ^ (x >> 33);
+}
+
 static u64 hash_bytes(const void *key, u32 len)
 {
 	const u8 *k = key;
-	u64 h = 0xcbf29ce484222325ULL;
-	u32 i;
+	u64 h = 0xcbf29ce484222325ULL, w;
+	u32 i = 0;
 
-	for (i = 0; i < len; i++) {
-		h ^= k[i];
-		h *= 0x100000001b3ULL;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, k + i, 8);
+		h = mix(h ^ w);
 	}
-	return h ^ (h >> 29);
+	for (; i < len; i++)
+		h = (h ^ k[i]) * 0x100000001b3ULL;
+	return mix(h);
 }
 
-static u32 ptr_slot(const void *def)
+/*
+ * A map is found from its definition in O(1): the definition's storage
+ * (zeroed, never read by the BPF code: only its members' types matter)
+ * holds the map's index and the generation of the maps it belongs to.
+ */
+static u64 tag(u32 idx)
 {
-	u64 x = (u64)(uintptr_t)def;
-
-	x ^= x >> 17;
-	x *= 0xed5ad4bbULL;
-	return (u32)(x ^ (x >> 11)) & (tab_cap - 1);
+	return gen << 32 | (idx + 1);
 }
 
 static struct sim_map *find(const void *def)
 {
-	u32 i;
+	u64 t;
 
-	if (!tab_cap)
+	memcpy(&t, def, sizeof(t));
+	if (t >> 32 != (gen & 0xffffffff) || (u32)t - 1 >= nr_all)
 		return NULL;
-	for (i = ptr_slot(def);; i = (i + 1) & (tab_cap - 1))
-		if (!tab[i] || tab[i]->def == def)
-			return tab[i];
+	return all[(u32)t - 1]->def == def ? all[(u32)t - 1] : NULL;
 }
 
 static void *xcalloc(size_t n, size_t sz)
@@ -97,31 +107,19 @@ static void *xcalloc(size_t n, size_t sz)
 	return p;
 }
 
-static void tab_put(struct sim_map *m)
+static void add_map(struct sim_map *m)
 {
-	u32 i;
+	u64 t;
 
-	for (i = ptr_slot(m->def); tab[i]; i = (i + 1) & (tab_cap - 1))
-		;
-	tab[i] = m;
-}
-
-/* Add @m, keeping the table at most half full. */
-static void tab_add(struct sim_map *m)
-{
-	struct sim_map **old = tab;
-	u32 i, old_cap = tab_cap;
-
-	if (2 * (nr_maps + 1) > tab_cap) {
-		tab_cap = tab_cap ? 2 * tab_cap : 64;
-		tab = xcalloc(tab_cap, sizeof(*tab));
-		for (i = 0; i < old_cap; i++)
-			if (old[i])
-				tab_put(old[i]);
-		free(old);
+	if (nr_all == cap_all) {
+		cap_all = cap_all ? 2 * cap_all : 64;
+		all = realloc(all, cap_all * sizeof(*all));
+		if (!all)
+			sim_die("out of memory for the map table");
 	}
-	tab_put(m);
-	nr_maps++;
+	t = tag(nr_all);
+	memcpy(m->def, &t, sizeof(t));
+	all[nr_all++] = m;
 }
 
 static bool keyed(u32 type)
@@ -176,7 +174,7 @@ static struct sim_map *get(void *def, u32 type, u32 key_sz, u32 val_sz, u32 max)
 	if (type != BPF_MAP_TYPE_ARRAY && type != BPF_MAP_TYPE_PERCPU_ARRAY && !keyed(type) &&
 	    type != BPF_MAP_TYPE_TASK_STORAGE)
 		sim_die("map type %u is not simulated", type);
-	tab_add(m);
+	add_map(m);
 	return m;
 }
 
@@ -437,11 +435,10 @@ void sim_maps_free(void)
 {
 	u32 i;
 
-	for (i = 0; i < tab_cap; i++) {
-		struct sim_map *m = tab[i];
+	for (i = 0; i < nr_all; i++) {
+		struct sim_map *m = all[i];
 
-		if (!m)
-			continue;
+		memset(m->def, 0, sizeof(u64));
 		free(m->vals);
 		free(m->keys);
 		free(m->used);
@@ -450,9 +447,9 @@ void sim_maps_free(void)
 		free(m->rules);
 		free(m);
 	}
-	free(tab);
-	tab = NULL;
-	tab_cap = nr_maps = 0;
+	free(all);
+	all = NULL;
+	nr_all = cap_all = 0;
 	while (stors)
 		stor_unlink(stors);
 	nr_stor_slots = 0;

@@ -30,8 +30,8 @@ struct run {
 	double cdf[100][2];	/* faas e2e CDF */
 	unsigned int nr_cdf;
 	char *json;		/* the run's object */
-	/* not in the JSON: wall-clock speed (--bench) */
-	double wall_s;
+	/* not in the JSON: the speed (--bench): CPU time, simulated time */
+	double wall_s, sim_s;
 	unsigned long long events, callbacks;
 };
 

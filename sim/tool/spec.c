@@ -148,6 +148,26 @@ static int get_u32(struct ctx *x, yaml_node_t *n, const char *f, unsigned int lo
 	return r;
 }
 
+/* "N" or "Nx" (N per CPU: sets @bit in *@per_cpu). */
+static int get_count(struct ctx *x, yaml_node_t *n, const char *f, unsigned int hi,
+		     unsigned int *out, unsigned int *per_cpu, unsigned int bit)
+{
+	const char *s = scalar(n);
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = s ? strtoull(s, &end, 10) : 0;
+	if (!s || s[0] < '0' || s[0] > '9' || errno || !v || v > hi ||
+	    (*end && strcmp(end, "x")))
+		return bad(x, n, f, "\"%s\": want a count 1..%u, or Nx: N per CPU",
+			   s ? s : "(a list or map)", hi);
+	*out = (unsigned int)v;
+	if (*end)
+		*per_cpu |= bit;
+	return 0;
+}
+
 static int get_double(struct ctx *x, yaml_node_t *n, const char *f, double lo, double hi,
 		      double *out)
 {
@@ -228,8 +248,9 @@ static int get_file(struct ctx *x, yaml_node_t *n, const char *f, char *out, siz
 	return 0;
 }
 
-/* "1000" or "1000@0s,4000@5s": rates per second from times on. */
-static int get_steps(struct ctx *x, yaml_node_t *n, const char *f, struct steps *st)
+/* "1000" or "1000@0s,4000@5s" (rates per second from times on); "250x...": per CPU. */
+static int get_steps(struct ctx *x, yaml_node_t *n, const char *f, struct steps *st,
+		     unsigned int *per_cpu)
 {
 	const char *s = scalar(n), *p;
 	char part[64], *at, *end;
@@ -249,9 +270,13 @@ static int get_steps(struct ctx *x, yaml_node_t *n, const char *f, struct steps 
 		if (at)
 			*at = '\0';
 		st->rate[st->n] = strtod(part, &end);
+		if (*end == 'x' && end > part) {
+			*per_cpu |= COMP_X_RATE;
+			end++;
+		}
 		if (end == part || *end || !(st->rate[st->n] >= 0 && st->rate[st->n] <= 1e7))
-			return bad(x, n, f, "\"%s\": step %u: want a rate 0..1e7 per second", s,
-				   st->n + 1);
+			return bad(x, n, f, "\"%s\": step %u: want a rate 0..1e7 per second (Nx: "
+				   "per CPU)", s, st->n + 1);
 		if ((!at && st->n) || (at && spec_parse_duration(at + 1, &st->at[st->n])) ||
 		    (st->n && st->at[st->n] <= st->at[st->n - 1]) || (!st->n && st->at[0]))
 			return bad(x, n, f, "\"%s\": step %u: want RATE@TIME, times rising from 0s", s,
@@ -465,13 +490,15 @@ static int comp_field(struct ctx *x, yaml_node_t *v, const char *k, const char *
 	switch (c->kind) {
 	case COMP_RR:
 		if (!strcmp(k, "workers"))
-			return get_u32(x, v, f, 1, 4096, &c->u.rr.workers);
+			return get_count(x, v, f, 4096, &c->u.rr.workers, &c->c.per_cpu,
+					 COMP_X_COUNT);
 		if (!strcmp(k, "stages"))
 			return get_u32(x, v, f, 1, 8, &c->u.rr.stages);
 		if (!strcmp(k, "rate"))
-			return get_steps(x, v, f, &c->u.rr.rate);
+			return get_steps(x, v, f, &c->u.rr.rate, &c->c.per_cpu);
 		if (!strcmp(k, "concurrency"))
-			return get_u32(x, v, f, 1, 1 << 20, &c->u.rr.concurrency);
+			return get_count(x, v, f, 1 << 20, &c->u.rr.concurrency, &c->c.per_cpu,
+					 COMP_X_CONCURRENCY);
 		if (!strcmp(k, "work"))
 			return get_dist(x, v, f, &c->u.rr.work);
 		if (!strcmp(k, "dispatch"))
@@ -479,11 +506,13 @@ static int comp_field(struct ctx *x, yaml_node_t *v, const char *k, const char *
 		return get_u32(x, v, f, 1, 1 << 24, &c->u.rr.backlog);
 	case COMP_HOGS:
 		if (!strcmp(k, "count"))
-			return get_u32(x, v, f, 1, 65536, &c->u.hogs.count);
+			return get_count(x, v, f, 65536, &c->u.hogs.count, &c->c.per_cpu,
+					 COMP_X_COUNT);
 		return get_dist(x, v, f, &c->u.hogs.unit);
 	case COMP_SCHBENCH:
 		if (!strcmp(k, "messages"))
-			return get_u32(x, v, f, 1, 1024, &c->u.sb.messages);
+			return get_count(x, v, f, 1024, &c->u.sb.messages, &c->c.per_cpu,
+					 COMP_X_COUNT);
 		if (!strcmp(k, "workers"))
 			return get_u32(x, v, f, 1, 1024, &c->u.sb.workers);
 		if (!strcmp(k, "work"))
@@ -491,7 +520,8 @@ static int comp_field(struct ctx *x, yaml_node_t *v, const char *k, const char *
 		return get_dist(x, v, f, &c->u.sb.think);
 	case COMP_TASKS:
 		if (!strcmp(k, "count"))
-			return get_u32(x, v, f, 1, 65536, &c->u.tasks.count);
+			return get_count(x, v, f, 65536, &c->u.tasks.count, &c->c.per_cpu,
+					 COMP_X_COUNT);
 		if (!strcmp(k, "run"))
 			return get_dist(x, v, f, &c->u.tasks.run);
 		return get_dist(x, v, f, &c->u.tasks.sleep);
@@ -657,6 +687,35 @@ int spec_check_machine(const struct spec *s, char *err, size_t errlen)
 	else
 		return 0;
 	return -EINVAL;
+}
+
+int spec_resolve(struct spec *s, char *err, size_t errlen)
+{
+	static const unsigned int max_count[] = { [COMP_RR] = 4096, [COMP_HOGS] = 65536,
+						  [COMP_SCHBENCH] = 1024, [COMP_TASKS] = 65536 };
+	unsigned int i, k, *count;
+
+	for (i = 0; i < s->nr_comps; i++) {
+		struct comp *c = &s->comps[i];
+
+		if (c->c.per_cpu & COMP_X_RATE)
+			for (k = 0; k < c->u.rr.rate.n; k++)
+				c->u.rr.rate.rate[k] *= s->cpus;
+		if (c->c.per_cpu & COMP_X_CONCURRENCY)
+			c->u.rr.concurrency *= s->cpus;
+		if (!(c->c.per_cpu & COMP_X_COUNT))
+			continue;
+		count = c->kind == COMP_RR ? &c->u.rr.workers : c->kind == COMP_HOGS ?
+			&c->u.hogs.count : c->kind == COMP_SCHBENCH ? &c->u.sb.messages :
+			&c->u.tasks.count;
+		if ((unsigned long long)*count * s->cpus > max_count[c->kind]) {
+			snprintf(err, errlen, "%s:%u: workload %s: %ux on %u CPUs is more than %u", s->path,
+				 c->c.line, c->c.name, *count, s->cpus, max_count[c->kind]);
+			return -EINVAL;
+		}
+		*count *= s->cpus;
+	}
+	return 0;
 }
 
 int spec_load(const char *path, struct spec *s, char *err, size_t errlen)

@@ -40,7 +40,13 @@ struct comp_common {
 	unsigned long cpus[8];	/* affinity; all zero: every CPU */
 	bool has_cpus;
 	unsigned int line;	/* where it is in the file, for messages */
+	/* "Nx": per CPU of the machine (spec_resolve()); COMP_X_* */
+	unsigned int per_cpu;
 };
+
+#define COMP_X_COUNT 1	/* workers, count, messages */
+#define COMP_X_RATE 2	/* rr's rate, each step */
+#define COMP_X_CONCURRENCY 4
 
 struct comp_rr {
 	unsigned int workers, stages, concurrency;
@@ -116,6 +122,9 @@ int spec_load(const char *path, struct spec *s, char *err, size_t errlen);
 
 /* Check the machine's shape (after command-line overrides). 0 or -EINVAL with @err. */
 int spec_check_machine(const struct spec *s, char *err, size_t errlen);
+
+/* Multiply the per-CPU ("Nx") counts and rates by the machine's CPUs. 0 or -EINVAL with @err. */
+int spec_resolve(struct spec *s, char *err, size_t errlen);
 
 /* Parse a duration "250us", "3ms", "1.5s", "20ns" into ns. 0 or -EINVAL. */
 int spec_parse_duration(const char *text, uint64_t *ns);

@@ -102,7 +102,8 @@ struct sched_ext_entity {
 	struct scxpol_sim_dsq *dsq; /* DSQ it is queued on, NULL if none */
 	struct task_struct *dsq_prev, *dsq_next; /* its place in the DSQ's order */
 	struct task_struct *priq_left, *priq_right; /* vtime DSQ treap */
-	u64 dsq_seq;        /* insertion number (ties in a vtime DSQ, the tree's priority) */
+	u64 dsq_seq;        /* insertion number (ties in a vtime DSQ) */
+	u64 priq_prio;      /* its treap priority in a vtime DSQ */
 	u64 ddsp_dsq_id;    /* direct dispatch verdict, SCX_DSQ_INVALID if none */
 	u64 ddsp_enq_flags;
 	u64 runnable_at;    /* when it last became runnable after running (watchdog) */
