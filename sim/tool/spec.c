@@ -350,7 +350,7 @@ static const char *const kinds[] = { "rr", "hogs", "schbench", "tasks", "trace",
 
 static const char *const comp_keys[] = {
 	"kind", "name", "cgroup", "nice", "cpus",
-	/* rr */ "workers", "stages", "rate", "concurrency", "work", "dispatch", "backlog",
+	/* rr */ "workers", "dispatchers", "stages", "rate", "concurrency", "work", "dispatch", "backlog",
 	/* hogs */ "count", "unit",
 	/* schbench */ "messages", "think",
 	/* tasks */ "run", "sleep",
@@ -368,6 +368,7 @@ static unsigned int field_kinds(const char *k)
 		unsigned int kinds;
 	} t[] = {
 		{ "workers", 1 << COMP_RR | 1 << COMP_SCHBENCH }, { "stages", 1 << COMP_RR },
+		{ "dispatchers", 1 << COMP_RR },
 		{ "rate", 1 << COMP_RR }, { "concurrency", 1 << COMP_RR },
 		{ "work", 1 << COMP_RR | 1 << COMP_SCHBENCH }, { "dispatch", 1 << COMP_RR },
 		{ "backlog", 1 << COMP_RR }, { "count", 1 << COMP_HOGS | 1 << COMP_TASKS },
@@ -492,6 +493,9 @@ static int comp_field(struct ctx *x, yaml_node_t *v, const char *k, const char *
 		if (!strcmp(k, "workers"))
 			return get_count(x, v, f, 4096, &c->u.rr.workers, &c->c.per_cpu,
 					 COMP_X_COUNT);
+		if (!strcmp(k, "dispatchers"))
+			return get_count(x, v, f, 1024, &c->u.rr.dispatchers, &c->c.per_cpu,
+					 COMP_X_DISPATCHERS);
 		if (!strcmp(k, "stages"))
 			return get_u32(x, v, f, 1, 8, &c->u.rr.stages);
 		if (!strcmp(k, "rate"))
@@ -542,6 +546,7 @@ static void comp_defaults(struct comp *c)
 	switch (c->kind) {
 	case COMP_RR:
 		c->u.rr.workers = 4;
+		c->u.rr.dispatchers = 1;
 		c->u.rr.stages = 1;
 		c->u.rr.work = (struct dist){ DIST_FIXED, 1e6, 0 };
 		c->u.rr.dispatch = (struct dist){ DIST_FIXED, 2e3, 0 };
@@ -703,6 +708,14 @@ int spec_resolve(struct spec *s, char *err, size_t errlen)
 				c->u.rr.rate.rate[k] *= s->cpus;
 		if (c->c.per_cpu & COMP_X_CONCURRENCY)
 			c->u.rr.concurrency *= s->cpus;
+		if ((c->c.per_cpu & COMP_X_DISPATCHERS) && c->u.rr.dispatchers * s->cpus > 4096) {
+			snprintf(err, errlen, "%s:%u: workload %s: %ux dispatchers on %u CPUs is more "
+				 "than 4096", s->path, c->c.line, c->c.name, c->u.rr.dispatchers,
+				 s->cpus);
+			return -EINVAL;
+		}
+		if (c->c.per_cpu & COMP_X_DISPATCHERS)
+			c->u.rr.dispatchers *= s->cpus;
 		if (!(c->c.per_cpu & COMP_X_COUNT))
 			continue;
 		count = c->kind == COMP_RR ? &c->u.rr.workers : c->kind == COMP_HOGS ?

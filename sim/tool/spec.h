@@ -47,9 +47,10 @@ struct comp_common {
 #define COMP_X_COUNT 1	/* workers, count, messages */
 #define COMP_X_RATE 2	/* rr's rate, each step */
 #define COMP_X_CONCURRENCY 4
+#define COMP_X_DISPATCHERS 8
 
 struct comp_rr {
-	unsigned int workers, stages, concurrency;
+	unsigned int workers, dispatchers, stages, concurrency;
 	struct steps rate;	/* open loop; concurrency 0 */
 	struct dist work;	/* per request and stage */
 	struct dist dispatch;	/* the dispatcher's CPU per request */

@@ -3,12 +3,13 @@
  * The load of tools/scxpol-workload on the simulated machine, and
  * schbench's message/worker pattern.
  *
- * rr: a dispatcher posts requests to sleeping workers, at a (stepping)
+ * rr: dispatchers post requests to sleeping workers, at a (stepping)
  * rate at fixed intervals (open loop: a request that finds every worker
  * busy waits in a backlog, its latency counting from when it was due; a
  * full backlog drops it) or keeping `concurrency` requests in flight
- * (closed loop: a completion wakes the dispatcher). Each post costs the
- * dispatcher `dispatch` of CPU. A worker runs `work`, then, with stages,
+ * (closed loop: a completion wakes a waiting dispatcher). Each post costs
+ * its dispatcher `dispatch` of CPU; several dispatchers share the rate,
+ * each starting a fraction of an interval later. A worker runs `work`, then, with stages,
  * hands the request to a worker of the next stage (a pipeline), else it
  * is done; then it takes a waiting request or sleeps. Measured as
  * scxpol-workload does: request latency (due -> done), wakeup latency
@@ -53,16 +54,22 @@ struct rr_stage {
 	unsigned int head, len;
 };
 
+/* A dispatcher: with several, each posts 1/n of the requests, offset by its index. */
+struct rr_disp {
+	struct rr *rr;
+	struct scxpol_sim_task *t;
+	uint64_t next_due;	/* open loop */
+	unsigned int step;
+	bool waiting;		/* closed loop: for a completion */
+};
+
 struct rr {
 	struct wl *w;
 	const struct comp_rr *o;
-	struct scxpol_sim_task *disp;
+	struct rr_disp *disps;
 	struct rr_worker *workers;
 	struct rr_stage *stages;
-	uint64_t next_due;	/* open loop */
-	unsigned int step;
 	unsigned int outstanding; /* closed loop */
-	bool disp_waiting;
 	uint64_t done, unfinished, dropped;
 	struct lat_hist req, wake;
 };
@@ -72,19 +79,23 @@ static bool in_window(const struct wl *w, uint64_t t)
 	return t >= w->env.t0 && t <= w->env.t_end;
 }
 
-/* The due time after @t at the rate of the step it falls in (rate 0: from the next step). */
-static uint64_t advance(struct rr *rr, uint64_t t)
+/*
+ * The due time after @t of dispatcher @d at the rate of the step @t falls
+ * in, its share of it (rate 0: from the next step).
+ */
+static uint64_t advance(struct rr_disp *d, uint64_t t)
 {
-	const struct steps *st = &rr->o->rate;
+	const struct steps *st = &d->rr->o->rate;
+	double n = d->rr->o->dispatchers;
 
 	for (;;) {
-		while (rr->step + 1 < st->n && t >= st->at[rr->step + 1])
-			rr->step++;
-		if (st->rate[rr->step] > 0)
-			return t + (uint64_t)(1e9 / st->rate[rr->step]);
-		if (rr->step + 1 == st->n)
+		while (d->step + 1 < st->n && t >= st->at[d->step + 1])
+			d->step++;
+		if (st->rate[d->step] > 0)
+			return t + (uint64_t)(1e9 * n / st->rate[d->step]);
+		if (d->step + 1 == st->n)
 			return UINT64_MAX;
-		t = st->at[rr->step + 1];
+		t = st->at[d->step + 1];
 	}
 }
 
@@ -113,7 +124,8 @@ static void post(struct rr *rr, unsigned int s, struct req q, struct scxpol_sim_
 static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx,
 		       enum scxpol_sim_why why, struct scxpol_sim_action *a)
 {
-	struct rr *rr = ctx;
+	struct rr_disp *d = ctx;
+	struct rr *rr = d->rr;
 	uint64_t now = scxpol_sim_now(s);
 
 	if (why == SCXPOL_SIM_START) {
@@ -121,9 +133,18 @@ static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ct
 			a->act = SCXPOL_SIM_RUN;
 			a->ns = wl_sample(&rr->o->dispatch, &rr->w->env.rng) + 1;
 		} else {
-			rr->next_due = now;
+			/* dispatcher i of n starts i/n of an interval late */
+			uint64_t first = advance(d, now);
+
+			if (first == UINT64_MAX) {
+				d->next_due = first;
+				a->act = SCXPOL_SIM_BLOCK;
+				return;
+			}
+			d->next_due = now + (first - now) * (uint64_t)(d - rr->disps) /
+						    rr->o->dispatchers;
 			a->act = SCXPOL_SIM_SLEEP;
-			a->ns = 0;
+			a->ns = d->next_due - now;
 		}
 		return;
 	}
@@ -137,21 +158,21 @@ static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ct
 			rr->outstanding++;
 			post(rr, 0, (struct req){ .due = now }, t);
 		}
-		rr->disp_waiting = true;
+		d->waiting = true;
 		a->act = SCXPOL_SIM_BLOCK;
 		return;
 	}
 	/* one post per wakeup; late, it posts again at once (each costs its CPU) */
-	if (rr->next_due <= now) {
-		post(rr, 0, (struct req){ .due = rr->next_due }, t);
-		rr->next_due = advance(rr, rr->next_due);
+	if (d->next_due <= now) {
+		post(rr, 0, (struct req){ .due = d->next_due }, t);
+		d->next_due = advance(d, d->next_due);
 	}
-	if (rr->next_due <= now) {
+	if (d->next_due <= now) {
 		a->act = SCXPOL_SIM_RUN;
 		a->ns = wl_sample(&rr->o->dispatch, &rr->w->env.rng) + 1;
 	} else {
-		a->act = rr->next_due == UINT64_MAX ? SCXPOL_SIM_BLOCK : SCXPOL_SIM_SLEEP;
-		a->ns = rr->next_due - now;
+		a->act = d->next_due == UINT64_MAX ? SCXPOL_SIM_BLOCK : SCXPOL_SIM_SLEEP;
+		a->ns = d->next_due - now;
 	}
 }
 
@@ -182,10 +203,14 @@ static void worker(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx,
 			lat_hist_add(&rr->req, now - wk->req.due);
 		}
 		if (rr->o->concurrency) {
+			unsigned int i;
+
 			rr->outstanding--;
-			if (rr->disp_waiting) {
-				rr->disp_waiting = false;
-				scxpol_sim_wake(s, rr->disp, t, false);
+			for (i = 0; i < rr->o->dispatchers && !rr->disps[i].waiting; i++)
+				;
+			if (i < rr->o->dispatchers) {
+				rr->disps[i].waiting = false;
+				scxpol_sim_wake(s, rr->disps[i].t, t, false);
 			}
 		}
 	}
@@ -218,7 +243,8 @@ static int rr_start(struct wl *w)
 	rr->o = o;
 	rr->workers = calloc((size_t)o->workers * o->stages, sizeof(*rr->workers));
 	rr->stages = calloc(o->stages, sizeof(*rr->stages));
-	if (!rr->workers || !rr->stages)
+	rr->disps = calloc(o->dispatchers, sizeof(*rr->disps));
+	if (!rr->workers || !rr->stages || !rr->disps)
 		return -ENOMEM;
 	for (s = 0; s < o->stages; s++) {
 		rr->stages[s].ring = calloc(o->backlog, sizeof(struct req));
@@ -237,8 +263,13 @@ static int rr_start(struct wl *w)
 		wk->next_idle = rr->stages[wk->stage].idle;
 		rr->stages[wk->stage].idle = wk;
 	}
-	rr->disp = wl_task(w, "d", 0, dispatcher, rr);
-	return rr->disp ? 0 : -errno;
+	for (i = 0; i < o->dispatchers; i++) {
+		rr->disps[i].rr = rr;
+		rr->disps[i].t = wl_task(w, "d", i, dispatcher, &rr->disps[i]);
+		if (!rr->disps[i].t)
+			return -errno;
+	}
+	return 0;
 }
 
 static void rr_window(struct wl *w)
@@ -263,8 +294,8 @@ static uint64_t unfinished(struct rr *rr)
 		for (i = 0; i < rr->stages[s].len; i++)
 			n += in_window(w, rr->stages[s].ring[(rr->stages[s].head + i) %
 							    rr->o->backlog].due);
-	if (!rr->o->concurrency)
-		for (due = rr->next_due; due <= w->env.t_end; due = advance(rr, due))
+	for (i = 0; !rr->o->concurrency && i < rr->o->dispatchers; i++)
+		for (due = rr->disps[i].next_due; due <= w->env.t_end; due = advance(&rr->disps[i], due))
 			n += due >= w->env.t0;
 	return n;
 }
@@ -312,6 +343,7 @@ static void rr_free(struct wl *w)
 		free(rr->stages[s].ring);
 	free(rr->stages);
 	free(rr->workers);
+	free(rr->disps);
 	free(rr);
 }
 
