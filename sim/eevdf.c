@@ -222,6 +222,9 @@ static void enqueue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t,
 	u64 vslice = delta_fair(se->slice, se), v;
 	s64 lag = 0, avg, load;
 
+	if (se->on_rq)
+		sim_die("%s[%d] enqueued twice", t->p.comm, t->p.pid);
+
 	if (!rq->rq_nr) {
 		/* an empty queue starts at the task's own vruntime */
 		rq->min_vruntime = se->vruntime;
