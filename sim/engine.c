@@ -446,11 +446,20 @@ void engine_rearm_tick(struct engine *e, s32 cpu)
 		ev_cancel(e, &e->cpus[cpu].ev_tick);
 }
 
-/* The deferred work of the event: kicks the CPUs sent, then their scheduling. */
+/*
+ * The deferred work of the event: kicks the CPUs sent, then their
+ * scheduling. Once per event: the library's calls from inside an event (a
+ * behaviour creating a task or removing a cgroup, say) leave theirs to it,
+ * as the kernel schedules on the way out, never in the middle of a task's
+ * step (the task would stop running in its own behaviour).
+ */
 static void drain(struct engine *e)
 {
 	u32 i;
 
+	if (e->in_event)
+		return;
+	e->in_event = true;
 	for (i = 0; i < e->nr_deferred && !e->exiting; i++) {
 		s32 cpu = e->deferred[i];
 		struct ecpu *c = &e->cpus[cpu];
@@ -470,6 +479,7 @@ static void drain(struct engine *e)
 	for (; i < e->nr_deferred; i++)
 		e->cpus[e->deferred[i]].queued = false;
 	e->nr_deferred = 0;
+	e->in_event = false;
 }
 
 static void handle(struct engine *e, struct sim_event *ev)
@@ -533,7 +543,9 @@ int scxpol_sim_run(struct scxpol_sim *s, uint64_t until)
 		ev = ev_pop(e);
 		sim_k.now = ev->at;
 		e->st.events++;
+		e->in_event = true;
 		handle(e, ev);
+		e->in_event = false;
 		drain(e);
 	}
 	if (e->attached)
@@ -775,9 +787,7 @@ int scxpol_sim_wake(struct scxpol_sim *s, struct scxpol_sim_task *t, struct scxp
 		return fail(EINVAL, "%s[%d] wakes %s[%d] but is not running", waker->p.comm,
 			    waker->p.pid, t->p.comm, t->p.pid);
 	do_wake(e, t, cpu, SCX_WAKE_TTWU | (sync ? SCX_WAKE_SYNC : 0));
-	/* a wakeup from inside a behaviour is drained with its event; from outside, now */
-	if (!waker)
-		drain(e);
+	drain(e);
 	return 0;
 }
 

@@ -128,6 +128,7 @@ struct engine {
 	char exit_msg[SIM_MSG_LEN];
 	bool exiting;
 	bool attached;		/* the scheduler's attach succeeded, its detach is due */
+	bool in_event;		/* an event or its deferred work is being handled */
 	struct scxpol_sim_stats st;
 	u64 stats_since;
 	/* EEVDF */

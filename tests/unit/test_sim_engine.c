@@ -317,6 +317,64 @@ static void test_rule_violations_stop_the_run(void **state)
 }
 
 /* The switches of a busy 4-CPU run, as (time, CPU, prev pid, next pid). */
+/*
+ * A behaviour that, at the end of its burst, removes its own cgroup and
+ * creates a task (as a FaaS completion releases a held invocation): the
+ * scheduling waits for the step's end, the parent exits at 1 ms, the child
+ * runs from then on the one CPU.
+ */
+static struct cycler child = { .run = 2 * MS, .sleep = 10 * MS };
+
+static void parent(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx,
+		   enum scxpol_sim_why why, struct scxpol_sim_action *a)
+{
+	struct scxpol_sim_task_opts o = { .sz = sizeof(o), .comm = "child", .cpu = -1,
+					  .behave = cycle, .ctx = &child };
+
+	(void)t;
+	(void)ctx;
+	if (why != SCXPOL_SIM_DONE) {
+		a->act = SCXPOL_SIM_RUN;
+		a->ns = 1 * MS;
+		return;
+	}
+	assert_int_equal(scxpol_sim_cgroup_remove(s, 2), 0);
+	assert_non_null(scxpol_sim_task_new(s, &o));
+	a->act = SCXPOL_SIM_EXIT;
+}
+
+static void check_spawn_inside_a_step(enum scxpol_sim_sched sched)
+{
+	struct trace tr = { 0 };
+	struct scxpol_sim_opts so = { .sz = sizeof(so), .nr_cpus = 1, .sched = sched,
+				      .ops = &fifo_ops, .trace = record, .trace_ctx = &tr };
+	struct scxpol_sim_task_opts o = { .sz = sizeof(o), .comm = "parent", .cpu = -1,
+					  .cgroup = 2, .behave = parent };
+	struct scxpol_sim *s = scxpol_sim_new(&so);
+
+	assert_non_null(s);
+	memset(&child, 0, sizeof(child));
+	child.run = 2 * MS;
+	child.sleep = 10 * MS;
+	assert_int_equal(scxpol_sim_cgroup_new(s, 2, 0), 0);
+	assert_non_null(scxpol_sim_task_new(s, &o));
+	assert_int_equal(scxpol_sim_run(s, 20 * MS), 0);
+	/* parent 0..1 ms, child 1..3 ms, then 13..15 ms */
+	assert_int_equal(child.runs, 2);
+	assert_int_equal(child.waits[0], 0);
+	assert_int_equal(child.waits[1], 0);
+	assert_true(tr.n >= 2);
+	assert_int_equal(tr.sw[1].at_ns, 1 * MS);
+	scxpol_sim_free(s);
+}
+
+static void test_spawn_inside_a_step(void **state)
+{
+	(void)state;
+	check_spawn_inside_a_step(SCXPOL_SIM_SCHED_EXT);
+	check_spawn_inside_a_step(SCXPOL_SIM_SCHED_EEVDF);
+}
+
 static unsigned int run_trace(u64 *out, unsigned int max)
 {
 	static const unsigned long masks[3] = { 0x3, 0xc, 0xf };
@@ -363,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_catches_a_task_never_dispatched),
 		cmocka_unit_test(test_rule_violations_stop_the_run),
 		cmocka_unit_test(test_same_inputs_same_run),
+		cmocka_unit_test(test_spawn_inside_a_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
