@@ -457,6 +457,14 @@ void bpf_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it)
 	it->valid = false;
 }
 
+/* Only ops.cpu_release may (SCX_KF_CPU_RELEASE), which the simulator never calls. */
+u32 scx_bpf_reenqueue_local(void)
+{
+	sim_error(SCX_EXIT_ERROR, "scx_bpf_reenqueue_local() called from an operation that does "
+		  "not allow it");
+	return 0;
+}
+
 s32 scx_bpf_dsq_nr_queued(u64 dsq_id)
 {
 	struct scxpol_sim_dsq *d;
