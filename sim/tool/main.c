@@ -68,6 +68,12 @@ static void usage(FILE *f)
 		"                       and callbacks per second of CPU time (no JSON)\n"
 		"  -q, --quiet          no table on standard error\n"
 		"  -h, --help\n"
+		"Model (doc/sim.md lists each simplification against kernel/sched/ext.c):\n"
+		"callbacks take no time, no locks or races between CPUs; every task is a\n"
+		"sched_ext task (no partial switch, RT or kernel threads, cpu_release);\n"
+		"no hotplug, affinity or weight changes, yield, core scheduling or\n"
+		"SCX_KICK_WAIT; a task is CPU bursts (no caches, SMT slowdown, frequency);\n"
+		"eevdf is a model of fair.c without PELT, DELAY_DEQUEUE or group scheduling.\n"
 		"Exit status: 0, 1 when a run failed (a policy error ends its run with the\n"
 		"kernel's message; the others still run), 2 for bad usage or input.\n");
 }
