@@ -39,6 +39,7 @@
 #define HINT_CGROUPS 65536
 #define HINT_SLOTS 1024
 #define MATCH_MAX 256
+#define MAX_RESIZE_LOG 64
 /* ads.c and faas.c */
 #define ADS_MAX_IMPORTANCE 7
 #define FAAS_BUSY_POLL_AFTER 4
@@ -69,9 +70,10 @@ struct loader {
 	double util_lo, util_hi;
 	unsigned int hold, interval_ms, domains, flags, reset_every;
 	bool no_resize, wake_affine, busy_poll;
-	/* ads's demand */
+	/* ads's demand, and its resizes (the first MAX_RESIZE_LOG) */
 	unsigned long long last_run, last_ns;
 	bool have_last;
+	struct { unsigned long long at_ns; unsigned int cpus; double demand; } log[MAX_RESIZE_LOG];
 	/* faas: what the control plane gets */
 	unsigned int *domain_cpus;
 	struct wl_policy wp;
@@ -615,8 +617,14 @@ static void ads_periodic(struct scxpol_sim *s, void *ctx)
 	if (demand < 0)
 		return;
 	r = scxpol_pool_autosize_update(l->sizer, demand);
-	if (r > 0 && !publish(l, scxpol_pool_autosize_plan(l->sizer)))
+	if (r > 0 && !publish(l, scxpol_pool_autosize_plan(l->sizer))) {
+		if (l->resizes < MAX_RESIZE_LOG) {
+			l->log[l->resizes].at_ns = now;
+			l->log[l->resizes].cpus = scxpol_pool_autosize_nr_cpus(l->sizer);
+			l->log[l->resizes].demand = demand;
+		}
 		l->resizes++;
+	}
 }
 
 int loader_loaded(struct loader *l, struct scxpol_sim *s, cgroup_fn cg, void *cg_ctx, char *err,
@@ -678,6 +686,13 @@ void loader_report(const struct loader *l, FILE *f)
 		if (scxpol_pool_plan_format(plan, text, sizeof(text)) < 0)
 			snprintf(text, sizeof(text), "(%u pools)", scxpol_pool_plan_nr_pools(plan));
 		fprintf(f, ",\"plan\":\"%s\",\"resizes\":%u", text, l->resizes);
+	}
+	if (l->sizer) {
+		fprintf(f, ",\"resize_log\":[");
+		for (i = 0; i < l->resizes && i < MAX_RESIZE_LOG; i++)
+			fprintf(f, "%s[%.3f,%u,%.2f]", i ? "," : "", (double)l->log[i].at_ns / 1e9,
+				l->log[i].cpus, l->log[i].demand);
+		fprintf(f, "]");
 	}
 	stats = l->m ? sym(l, "scxpol_stats") : NULL;
 	if (!stats)

@@ -55,7 +55,11 @@ const struct wl_policy *loader_wl_policy(const struct loader *l);
 /* The policy's name as given ("ads --lc-comm lc-*") and its module's ops name. */
 const char *loader_label(const struct loader *l);
 
-/* JSON members: "plan":"lc=0-1 bg=2-3","resizes":N,"stats":{...} (the policy's counters). */
+/*
+ * JSON members: "plan":"lc=0-1 bg=2-3","resizes":N, with a sizer "resize_log":
+ * [[seconds, lc CPUs, demand in CPUs], ...] (the first 64), "stats":{...}
+ * (the policy's counters).
+ */
 void loader_report(const struct loader *l, FILE *f);
 
 void loader_close(struct loader *l);
