@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The discrete-event engine: the event heap, the CPUs' running state,
- * tasks and their behaviours, cgroups, and the metrics scxpol-lat would
- * measure. What a scheduler does at each point is the scheduler class's
+ * The discrete-event engine: the run loop, the CPUs' running state,
+ * tasks and their behaviours, cgroups (heap.c: the event heap; metrics.c:
+ * what scxpol-lat would measure). What a scheduler does at each point is the scheduler class's
  * (ext.c: a sched_ext policy; eevdf.c: the EEVDF model).
  *
  * Determinism: events are ordered by (time, insertion number); work
@@ -25,9 +25,7 @@ const char *scxpol_sim_last_error(void)
 	return last_err;
 }
 
-static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(int err, const char *fmt, ...)
+int engine_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,99 +76,6 @@ double scxpol_sim_rng_unit(struct scxpol_sim_rng *r)
 {
 	return (double)(scxpol_sim_rng_next(r) >> 11) * 0x1.0p-53;
 }
-
-/* --- the event heap ------------------------------------------------------------------ */
-static bool ev_before(const struct sim_event *a, const struct sim_event *b)
-{
-	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
-}
-
-static void heap_set(struct engine *e, u32 i, struct sim_event *ev)
-{
-	e->heap[i] = ev;
-	ev->idx = i + 1;
-}
-
-static void heap_up(struct engine *e, u32 i)
-{
-	struct sim_event *ev = e->heap[i];
-
-	while (i) {
-		u32 parent = (i - 1) / 2;
-
-		if (!ev_before(ev, e->heap[parent]))
-			break;
-		heap_set(e, i, e->heap[parent]);
-		i = parent;
-	}
-	heap_set(e, i, ev);
-}
-
-static void heap_down(struct engine *e, u32 i)
-{
-	struct sim_event *ev = e->heap[i];
-
-	for (;;) {
-		u32 c = 2 * i + 1;
-
-		if (c >= e->nr_heap)
-			break;
-		if (c + 1 < e->nr_heap && ev_before(e->heap[c + 1], e->heap[c]))
-			c++;
-		if (!ev_before(e->heap[c], ev))
-			break;
-		heap_set(e, i, e->heap[c]);
-		i = c;
-	}
-	heap_set(e, i, ev);
-}
-
-void ev_cancel(struct engine *e, struct sim_event *ev)
-{
-	u32 i = ev->idx;
-	struct sim_event *last;
-
-	if (!i)
-		return;
-	ev->idx = 0;
-	last = e->heap[--e->nr_heap];
-	if (last == ev)
-		return;
-	heap_set(e, i - 1, last);
-	heap_up(e, i - 1);
-	heap_down(e, last->idx - 1);
-}
-
-void ev_arm(struct engine *e, struct sim_event *ev, u64 at)
-{
-	ev_cancel(e, ev);
-	if (e->nr_heap == e->heap_cap) {
-		u32 cap = e->heap_cap ? 2 * e->heap_cap : 256;
-		struct sim_event **h = realloc(e->heap, cap * sizeof(*h));
-
-		if (!h)
-			sim_die("out of memory for %u events", cap);
-		e->heap = h;
-		e->heap_cap = cap;
-	}
-	ev->at = at;
-	ev->seq = e->seq++;
-	heap_set(e, e->nr_heap, ev);
-	heap_up(e, e->nr_heap++);
-}
-
-static struct sim_event *ev_pop(struct engine *e)
-{
-	struct sim_event *ev;
-
-	if (!e->nr_heap)
-		return NULL;
-	ev = e->heap[0];
-	ev_cancel(e, ev);
-	return ev;
-}
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* --- the hooks of the simulated kernel (kernel.h) --------------------------------------- */
 void defer_cpu(struct engine *e, s32 cpu)
@@ -551,7 +456,7 @@ int scxpol_sim_run(struct scxpol_sim *s, uint64_t until)
 	if (e->attached)
 		klass(e)->detach(e);
 	e->attached = false;
-	return fail(ECANCELED, "sched_ext: BPF scheduler \"%s\" disabled (%s)%s%s",
+	return engine_fail(ECANCELED, "sched_ext: BPF scheduler \"%s\" disabled (%s)%s%s",
 		    e->ops ? e->ops->name : "?", e->exit.reason, e->exit.msg[0] ? ": " : "",
 		    e->exit.msg);
 }
@@ -568,17 +473,17 @@ int scxpol_sim_at(struct scxpol_sim *s, uint64_t at, scxpol_sim_event_fn fn, voi
 	u32 i;
 
 	if (!fn || at < sim_k.now)
-		return fail(EINVAL, "scxpol_sim_at: %s", !fn ? "no function" : "a time in the past");
+		return engine_fail(EINVAL, "scxpol_sim_at: %s", !fn ? "no function" : "a time in the past");
 	if (!e->free_user) {
 		struct user_event **b = realloc(e->user_blocks,
 						(e->nr_user_blocks + 1) * sizeof(*b));
 
 		if (!b)
-			return fail(ENOMEM, "out of memory for events");
+			return engine_fail(ENOMEM, "out of memory for events");
 		e->user_blocks = b;
 		b[e->nr_user_blocks] = calloc(256, sizeof(**b));
 		if (!b[e->nr_user_blocks])
-			return fail(ENOMEM, "out of memory for events");
+			return engine_fail(ENOMEM, "out of memory for events");
 		for (i = 0; i < 256; i++) {
 			b[e->nr_user_blocks][i].next_free = e->free_user;
 			e->free_user = &b[e->nr_user_blocks][i];
@@ -608,13 +513,13 @@ static int add_cgroup(struct engine *e, unsigned long long id, struct sim_cgroup
 	struct sim_cgroup *c = calloc(1, sizeof(*c)), **a;
 
 	if (!c)
-		return fail(ENOMEM, "out of memory for a cgroup");
+		return engine_fail(ENOMEM, "out of memory for a cgroup");
 	if (e->nr_cgroups == e->cgroups_cap) {
 		e->cgroups_cap = e->cgroups_cap ? 2 * e->cgroups_cap : 64;
 		a = realloc(e->cgroups, e->cgroups_cap * sizeof(*a));
 		if (!a) {
 			free(c);
-			return fail(ENOMEM, "out of memory for a cgroup");
+			return engine_fail(ENOMEM, "out of memory for a cgroup");
 		}
 		e->cgroups = a;
 	}
@@ -628,7 +533,7 @@ static int add_cgroup(struct engine *e, unsigned long long id, struct sim_cgroup
 	c->cset.dfl_cgrp = &c->cgrp;
 	if (idtab_add(&e->cgroup_ids, id, c)) {
 		free(c);
-		return fail(ENOMEM, "out of memory for a cgroup");
+		return engine_fail(ENOMEM, "out of memory for a cgroup");
 	}
 	e->cgroups[e->nr_cgroups++] = c;
 	return 0;
@@ -640,11 +545,11 @@ int scxpol_sim_cgroup_new(struct scxpol_sim *s, unsigned long long id, unsigned 
 	struct sim_cgroup *pc = idtab_find(&e->cgroup_ids, parent ? parent : 1);
 
 	if (id <= 1)
-		return fail(EINVAL, "cgroup id %llu: want 2 or more (1 is the root)", id);
+		return engine_fail(EINVAL, "cgroup id %llu: want 2 or more (1 is the root)", id);
 	if (idtab_find(&e->cgroup_ids, id))
-		return fail(EEXIST, "cgroup %llu exists", id);
+		return engine_fail(EEXIST, "cgroup %llu exists", id);
 	if (!pc)
-		return fail(ENOENT, "cgroup %llu: no parent cgroup %llu", id, parent);
+		return engine_fail(ENOENT, "cgroup %llu: no parent cgroup %llu", id, parent);
 	return add_cgroup(e, id, pc);
 }
 
@@ -654,31 +559,13 @@ int scxpol_sim_cgroup_remove(struct scxpol_sim *s, unsigned long long id)
 	struct sim_cgroup *c = id > 1 ? idtab_find(&e->cgroup_ids, id) : NULL;
 
 	if (!c)
-		return fail(ENOENT, "no cgroup %llu to remove", id);
+		return engine_fail(ENOENT, "no cgroup %llu to remove", id);
 	if (!(c->cgrp.self.flags & (1U << 1)))
-		return fail(ENOENT, "cgroup %llu was removed already", id);
+		return engine_fail(ENOENT, "cgroup %llu was removed already", id);
 	c->cgrp.self.flags &= ~(1U << 1);
 	klass(e)->cgroup_exit(e, c);
 	drain(e);
 	return 0;
-}
-
-unsigned int scxpol_sim_group(struct scxpol_sim *s, const char *name)
-{
-	struct engine *e = (struct engine *)s;
-	struct group *g;
-	u32 i;
-
-	for (i = 0; i < e->nr_groups; i++)
-		if (!strncmp(e->groups[i].name, name, sizeof(e->groups[i].name) - 1))
-			return i;
-	g = realloc(e->groups, (e->nr_groups + 1) * sizeof(*g));
-	if (!g)
-		sim_die("out of memory for a metrics group");
-	e->groups = g;
-	memset(&g[e->nr_groups], 0, sizeof(*g));
-	snprintf(g[e->nr_groups].name, sizeof(g->name), "%s", name);
-	return e->nr_groups++;
 }
 
 struct scxpol_sim_task *scxpol_sim_task_new(struct scxpol_sim *s,
@@ -693,14 +580,14 @@ struct scxpol_sim_task *scxpol_sim_task_new(struct scxpol_sim *s,
 	int r;
 
 	if (!o || !o->comm || o->nice < -20 || o->nice > 19 || o->group >= e->nr_groups) {
-		errno = -fail(EINVAL, "scxpol_sim_task_new: %s", !o || !o->comm ? "no comm" :
+		errno = -engine_fail(EINVAL, "scxpol_sim_task_new: %s", !o || !o->comm ? "no comm" :
 			      o->nice < -20 || o->nice > 19 ? "nice outside -20..19" :
 			      "no such metrics group");
 		return NULL;
 	}
 	cg = idtab_find(&e->cgroup_ids, o->cgroup ? o->cgroup : 1);
 	if (!cg) {
-		errno = -fail(ENOENT, "task %s: no cgroup %llu", o->comm, o->cgroup);
+		errno = -engine_fail(ENOENT, "task %s: no cgroup %llu", o->comm, o->cgroup);
 		return NULL;
 	}
 	if (e->nr_tasks == e->tasks_cap) {
@@ -708,7 +595,7 @@ struct scxpol_sim_task *scxpol_sim_task_new(struct scxpol_sim *s,
 
 		ta = realloc(e->tasks, cap * sizeof(*ta));
 		if (!ta) {
-			errno = -fail(ENOMEM, "out of memory for a task");
+			errno = -engine_fail(ENOMEM, "out of memory for a task");
 			return NULL;
 		}
 		e->tasks = ta;
@@ -716,7 +603,7 @@ struct scxpol_sim_task *scxpol_sim_task_new(struct scxpol_sim *s,
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		errno = -fail(ENOMEM, "out of memory for a task");
+		errno = -engine_fail(ENOMEM, "out of memory for a task");
 		return NULL;
 	}
 	p = &t->p;
@@ -732,7 +619,7 @@ struct scxpol_sim_task *scxpol_sim_task_new(struct scxpol_sim *s,
 		 (s32)((u32)p->pid % e->o.nr_cpus);
 	if (!p->nr_cpus_allowed) {
 		free(t);
-		errno = -fail(EINVAL, "task %s: no CPU of the machine in its affinity", o->comm);
+		errno = -engine_fail(EINVAL, "task %s: no CPU of the machine in its affinity", o->comm);
 		return NULL;
 	}
 	if (!sim_mask_test(p->cpus_ptr, (u32)p->cpu))
@@ -782,9 +669,9 @@ int scxpol_sim_wake(struct scxpol_sim *s, struct scxpol_sim_task *t, struct scxp
 	if (t->state == T_RUNNABLE || t->state == T_RUNNING)
 		return 1;
 	if (t->state != T_BLOCKED)
-		return fail(EINVAL, "%s[%d] has exited: nothing wakes it", t->p.comm, t->p.pid);
+		return engine_fail(EINVAL, "%s[%d] has exited: nothing wakes it", t->p.comm, t->p.pid);
 	if (waker && waker->state != T_RUNNING)
-		return fail(EINVAL, "%s[%d] wakes %s[%d] but is not running", waker->p.comm,
+		return engine_fail(EINVAL, "%s[%d] wakes %s[%d] but is not running", waker->p.comm,
 			    waker->p.pid, t->p.comm, t->p.pid);
 	do_wake(e, t, cpu, SCX_WAKE_TTWU | (sync ? SCX_WAKE_SYNC : 0));
 	drain(e);
@@ -824,7 +711,7 @@ static int check_topology(const struct scxpol_sim_opts *o)
 	for (c = 0; c < o->nr_cpus; c++)
 		if ((o->core && o->core[c] < 0) || (o->llc && o->llc[c] < 0) ||
 		    (o->node && o->node[c] < 0))
-			return fail(EINVAL, "CPU %u: a negative core, LLC or node", c);
+			return engine_fail(EINVAL, "CPU %u: a negative core, LLC or node", c);
 	return 0;
 }
 
@@ -835,17 +722,17 @@ struct scxpol_sim *scxpol_sim_new(const struct scxpol_sim_opts *opts)
 	int r;
 
 	if (sim_engine) {
-		errno = -fail(EBUSY, "one simulation at a time: free the other first");
+		errno = -engine_fail(EBUSY, "one simulation at a time: free the other first");
 		return NULL;
 	}
 	if (!opts || opts->sz < sizeof(size_t) || !opts->nr_cpus ||
 	    opts->nr_cpus > SCXPOL_SIM_MAX_CPUS) {
-		errno = -fail(EINVAL, "a machine of %u CPUs: want 1..%d", opts ? opts->nr_cpus : 0,
+		errno = -engine_fail(EINVAL, "a machine of %u CPUs: want 1..%d", opts ? opts->nr_cpus : 0,
 			      SCXPOL_SIM_MAX_CPUS);
 		return NULL;
 	}
 	if (opts->sched == SCXPOL_SIM_SCHED_EXT && !opts->ops) {
-		errno = -fail(EINVAL, "a sched_ext simulation needs the policy's ops");
+		errno = -engine_fail(EINVAL, "a sched_ext simulation needs the policy's ops");
 		return NULL;
 	}
 	r = check_topology(opts);
@@ -859,7 +746,7 @@ struct scxpol_sim *scxpol_sim_new(const struct scxpol_sim_opts *opts)
 		if (e)
 			free(e->cpus);
 		free(e);
-		errno = -fail(ENOMEM, "out of memory for the machine");
+		errno = -engine_fail(ENOMEM, "out of memory for the machine");
 		return NULL;
 	}
 	memcpy(&e->o, opts, opts->sz < sizeof(e->o) ? opts->sz : sizeof(e->o));
@@ -896,7 +783,7 @@ struct scxpol_sim *scxpol_sim_new(const struct scxpol_sim_opts *opts)
 	if (add_cgroup(e, 1, NULL) || klass(e)->attach(e)) {
 		errno = EINVAL;
 		if (e->exiting)
-			fail(EINVAL, "sched_ext: %s: %s", e->ops->name, e->exit.msg);
+			engine_fail(EINVAL, "sched_ext: %s: %s", e->ops->name, e->exit.msg);
 		scxpol_sim_free((struct scxpol_sim *)e);
 		return NULL;
 	}
@@ -948,103 +835,4 @@ uint64_t scxpol_sim_now(const struct scxpol_sim *s)
 unsigned int scxpol_sim_nr_cpus(const struct scxpol_sim *s)
 {
 	return ((const struct engine *)s)->o.nr_cpus;
-}
-
-/* --- metrics --------------------------------------------------------------------------------- */
-static void summarize(const struct lat_hist *h, struct scxpol_sim_lat *out)
-{
-	struct lat_summary s;
-
-	lat_hist_summarize(h, &s);
-	out->count = s.count;
-	out->mean = s.mean;
-	out->p50 = s.p50;
-	out->p90 = s.p90;
-	out->p99 = s.p99;
-	out->p999 = s.p999;
-	out->max = s.max;
-}
-
-/* CPU time of @group's running tasks since they started running or the counts were reset. */
-static u64 running_ns(const struct engine *e, unsigned int group)
-{
-	u64 ns = 0;
-	u32 c;
-
-	for (c = 0; c < e->o.nr_cpus; c++) {
-		const struct task_struct *p = sim_k.cpus[c].curr;
-		const struct scxpol_sim_task *t = (const struct scxpol_sim_task *)p;
-
-		if (p && t->group == group)
-			ns += sim_k.now - (t->switched_in > e->stats_since ? t->switched_in :
-									 e->stats_since);
-	}
-	return ns;
-}
-
-unsigned int scxpol_sim_nr_groups(const struct scxpol_sim *s)
-{
-	return ((const struct engine *)s)->nr_groups;
-}
-
-int scxpol_sim_group_stats(const struct scxpol_sim *s, unsigned int group,
-			   struct scxpol_sim_group_stats *out)
-{
-	const struct engine *e = (const struct engine *)s;
-	const struct group *g;
-
-	if (group >= e->nr_groups)
-		return fail(ENOENT, "no metrics group %u", group);
-	g = &e->groups[group];
-	out->name = g->name;
-	out->tasks = g->tasks;
-	summarize(&g->rq, &out->rqdelay);
-	summarize(&g->wake, &out->wake);
-	summarize(&g->wake_idle, &out->wake_idle);
-	summarize(&g->burst, &out->burst);
-	out->preempt = g->preempt;
-	out->wakeups = g->wakeups;
-	out->wakeups_idle = g->wakeups_idle;
-	out->wakeups_remote = g->wakeups_remote;
-	out->cpu_ns = g->cpu_ns + running_ns(e, group);
-	return 0;
-}
-
-void scxpol_sim_stats(const struct scxpol_sim *s, struct scxpol_sim_stats *out)
-{
-	const struct engine *e = (const struct engine *)s;
-	u64 idle = e->st.idle_ns, span = sim_k.now - e->stats_since;
-	u32 c;
-
-	*out = e->st;
-	/* CPUs idle now count up to now */
-	for (c = 0; c < e->o.nr_cpus; c++)
-		if (e->cpus[c].idle_since != (u64)-1)
-			idle += sim_k.now - e->cpus[c].idle_since;
-	out->idle_ns = idle;
-	out->busy_ns = span * e->o.nr_cpus - idle;
-}
-
-void scxpol_sim_stats_reset(struct scxpol_sim *s)
-{
-	struct engine *e = (struct engine *)s;
-	u32 i, c;
-
-	for (i = 0; i < e->nr_groups; i++) {
-		struct group *g = &e->groups[i];
-		unsigned int tasks = g->tasks;
-		char name[sizeof(g->name)];
-
-		memcpy(name, g->name, sizeof(name));
-		memset(g, 0, sizeof(*g));
-		memcpy(g->name, name, sizeof(name));
-		g->tasks = tasks;
-	}
-	c = (u32)e->st.tasks;
-	memset(&e->st, 0, sizeof(e->st));
-	e->st.tasks = c;
-	e->stats_since = sim_k.now;
-	for (c = 0; c < e->o.nr_cpus; c++)
-		if (e->cpus[c].idle_since != (u64)-1)
-			e->cpus[c].idle_since = sim_k.now;
 }

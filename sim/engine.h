@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The engine's state, shared by engine.c (events, tasks, metrics), ext.c
- * (the sched_ext core) and eevdf.c (the EEVDF model). Not installed.
+ * The engine's state, shared by engine.c (the run loop, tasks), heap.c,
+ * metrics.c, ext.c (the sched_ext core) and eevdf.c (the EEVDF model). Not
+ * installed.
  */
 #ifndef SCXPOL_SIM_ENGINE_H
 #define SCXPOL_SIM_ENGINE_H
@@ -10,6 +11,8 @@
 
 #include "../tools/lat/hist.h"
 #include "kernel.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 enum ev_kind {
 	EV_RESCHED,	/* a CPU schedules (an IPI arrived) */
@@ -144,9 +147,15 @@ static inline struct scxpol_sim_task *task_of(struct task_struct *p)
 	return (struct scxpol_sim_task *)p;
 }
 
-/* --- engine.c ------------------------------------------------------------------ */
+/* --- heap.c -------------------------------------------------------------------- */
 void ev_arm(struct engine *e, struct sim_event *ev, u64 at);
 void ev_cancel(struct engine *e, struct sim_event *ev);
+/* The earliest armed event, disarmed; NULL when none is. */
+struct sim_event *ev_pop(struct engine *e);
+
+/* --- engine.c ------------------------------------------------------------------ */
+/* Sets scxpol_sim_last_error() to the message; returns -@err. */
+int engine_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Put @cpu on the deferred list: its kicks and resched are handled after the event. */
 void defer_cpu(struct engine *e, s32 cpu);
 /* @cpu's running task: account its run since the last look (CPU time, burst progress). */
