@@ -300,35 +300,45 @@ static uint64_t unfinished(struct rr *rr)
 	return n;
 }
 
-static void lat_json(FILE *f, const char *name, const struct lat_hist *h)
+/* The members both request workloads report: counts, rates, latencies. */
+static void requests_report(struct wl *w, FILE *f, uint64_t n, const struct lat_hist *req,
+			    const struct lat_hist *wake)
 {
 	struct lat_summary s;
 
-	lat_hist_summarize(h, &s);
-	fprintf(f, ",\"%s\":", name);
+	fprintf(f, "\"requests\":%llu,\"requests_per_s\":%.3f", (unsigned long long)n,
+		(double)n / ((double)(w->env.t_end - w->env.t0) / 1e9));
+	lat_hist_summarize(req, &s);
+	fprintf(f, ",\"request_latency\":");
 	lat_summary_json(f, &s);
+	lat_hist_summarize(wake, &s);
+	fprintf(f, ",\"wakeup_latency\":");
+	lat_summary_json(f, &s);
+}
+
+static void requests_metrics(struct wl *w, struct wl_metrics *m, uint64_t n,
+			     const struct lat_hist *req, const struct lat_hist *wake)
+{
+	m->requests = (double)n;
+	m->req_per_s = (double)n / ((double)(w->env.t_end - w->env.t0) / 1e9);
+	m->req_p99_ns = (double)lat_hist_percentile(req, 99);
+	m->wake_p99_ns = (double)lat_hist_percentile(wake, 99);
 }
 
 static void rr_report(struct wl *w, FILE *f)
 {
 	struct rr *rr = w->state;
-	double secs = (double)(w->env.t_end - w->env.t0) / 1e9;
 
-	fprintf(f, "\"requests\":%llu,\"requests_per_s\":%.3f,\"unfinished\":%llu,\"dropped\":%llu",
-		(unsigned long long)rr->done, (double)rr->done / secs,
-		(unsigned long long)unfinished(rr), (unsigned long long)rr->dropped);
-	lat_json(f, "request_latency", &rr->req);
-	lat_json(f, "wakeup_latency", &rr->wake);
+	requests_report(w, f, rr->done, &rr->req, &rr->wake);
+	fprintf(f, ",\"unfinished\":%llu,\"dropped\":%llu", (unsigned long long)unfinished(rr),
+		(unsigned long long)rr->dropped);
 }
 
 static void rr_metrics(struct wl *w, struct wl_metrics *m)
 {
 	struct rr *rr = w->state;
 
-	m->requests = (double)rr->done;
-	m->req_per_s = (double)rr->done / ((double)(w->env.t_end - w->env.t0) / 1e9);
-	m->req_p99_ns = (double)lat_hist_percentile(&rr->req, 99);
-	m->wake_p99_ns = (double)lat_hist_percentile(&rr->wake, 99);
+	requests_metrics(w, m, rr->done, &rr->req, &rr->wake);
 	m->unserved = (double)(unfinished(rr) + rr->dropped);
 }
 
@@ -533,20 +543,14 @@ static void sb_report(struct wl *w, FILE *f)
 {
 	struct sb *sb = w->state;
 
-	fprintf(f, "\"requests\":%llu,\"requests_per_s\":%.3f", (unsigned long long)sb->requests,
-		(double)sb->requests / ((double)(w->env.t_end - w->env.t0) / 1e9));
-	lat_json(f, "request_latency", &sb->req);
-	lat_json(f, "wakeup_latency", &sb->wake);
+	requests_report(w, f, sb->requests, &sb->req, &sb->wake);
 }
 
 static void sb_metrics(struct wl *w, struct wl_metrics *m)
 {
 	struct sb *sb = w->state;
 
-	m->requests = (double)sb->requests;
-	m->req_per_s = (double)sb->requests / ((double)(w->env.t_end - w->env.t0) / 1e9);
-	m->req_p99_ns = (double)lat_hist_percentile(&sb->req, 99);
-	m->wake_p99_ns = (double)lat_hist_percentile(&sb->wake, 99);
+	requests_metrics(w, m, sb->requests, &sb->req, &sb->wake);
 	m->unserved = 0;
 }
 
