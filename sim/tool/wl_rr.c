@@ -8,8 +8,11 @@
  * busy waits in a backlog, its latency counting from when it was due; a
  * full backlog drops it) or keeping `concurrency` requests in flight
  * (closed loop: a completion wakes a waiting dispatcher). Each post costs
- * its dispatcher `dispatch` of CPU; several dispatchers share the rate,
- * each starting a fraction of an interval later. A worker runs `work`, then, with stages,
+ * its dispatcher `dispatch` of CPU, half before the worker's wakeup and
+ * half after it (the wake's return and the way to the next wait: the
+ * window in which a policy that preempts on wakeup preempts the
+ * dispatcher); several dispatchers share the rate, each starting a
+ * fraction of an interval later. A worker runs `work`, then, with stages,
  * hands the request to a worker of the next stage (a pipeline), else it
  * is done; then it takes a waiting request or sleeps. Measured as
  * scxpol-workload does: request latency (due -> done), wakeup latency
@@ -61,6 +64,7 @@ struct rr_disp {
 	uint64_t next_due;	/* open loop */
 	unsigned int step;
 	bool waiting;		/* closed loop: for a completion */
+	uint64_t tail;		/* the CPU left after the post; 0 before it */
 };
 
 struct rr {
@@ -121,6 +125,16 @@ static void post(struct rr *rr, unsigned int s, struct req q, struct scxpol_sim_
 	st->ring[(st->head + st->len++) % rr->o->backlog] = q;
 }
 
+/* A post's CPU: its first half now, the rest (d->tail) after the wakeup. */
+static void post_cpu(struct rr_disp *d, struct scxpol_sim_action *a)
+{
+	uint64_t ns = wl_sample(&d->rr->o->dispatch, &d->rr->w->env.rng) + 2;
+
+	a->act = SCXPOL_SIM_RUN;
+	a->ns = ns / 2;
+	d->tail = ns - ns / 2;
+}
+
 static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx,
 		       enum scxpol_sim_why why, struct scxpol_sim_action *a)
 {
@@ -130,8 +144,7 @@ static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ct
 
 	if (why == SCXPOL_SIM_START) {
 		if (rr->o->concurrency) {
-			a->act = SCXPOL_SIM_RUN;
-			a->ns = wl_sample(&rr->o->dispatch, &rr->w->env.rng) + 1;
+			post_cpu(d, a);
 		} else {
 			/* dispatcher i of n starts i/n of an interval late */
 			uint64_t first = advance(d, now);
@@ -149,14 +162,30 @@ static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ct
 		return;
 	}
 	if (why == SCXPOL_SIM_WOKEN) {
+		post_cpu(d, a);
+		return;
+	}
+	if (d->tail) {
+		/* the post's first half is done: post, then the rest */
+		if (rr->o->concurrency) {
+			while (rr->outstanding < rr->o->concurrency) {
+				rr->outstanding++;
+				post(rr, 0, (struct req){ .due = now }, t);
+			}
+		} else if (d->next_due <= now) {
+			post(rr, 0, (struct req){ .due = d->next_due }, t);
+			d->next_due = advance(d, d->next_due);
+		}
 		a->act = SCXPOL_SIM_RUN;
-		a->ns = wl_sample(&rr->o->dispatch, &rr->w->env.rng) + 1;
+		a->ns = d->tail;
+		d->tail = 0;
 		return;
 	}
 	if (rr->o->concurrency) {
-		while (rr->outstanding < rr->o->concurrency) {
-			rr->outstanding++;
-			post(rr, 0, (struct req){ .due = now }, t);
+		/* completions during the post's CPU: post again before waiting */
+		if (rr->outstanding < rr->o->concurrency) {
+			post_cpu(d, a);
+			return;
 		}
 		d->waiting = true;
 		a->act = SCXPOL_SIM_BLOCK;
@@ -164,12 +193,7 @@ static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ct
 	}
 	/* one post per wakeup; late, it posts again at once (each costs its CPU) */
 	if (d->next_due <= now) {
-		post(rr, 0, (struct req){ .due = d->next_due }, t);
-		d->next_due = advance(d, d->next_due);
-	}
-	if (d->next_due <= now) {
-		a->act = SCXPOL_SIM_RUN;
-		a->ns = wl_sample(&rr->o->dispatch, &rr->w->env.rng) + 1;
+		post_cpu(d, a);
 	} else {
 		a->act = d->next_due == UINT64_MAX ? SCXPOL_SIM_BLOCK : SCXPOL_SIM_SLEEP;
 		a->ns = d->next_due - now;
