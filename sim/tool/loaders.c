@@ -5,8 +5,9 @@
  *   minimal  -s SLICE_US
  *   twopool  -b N (bg CPUs, default half); comm rule "bg-*" -> bg
  *   ads      --lc-cpus N --lc-comm PATTERN --lc-cgroup NAME --util-lo X
- *            --util-hi Y --hold N --interval-ms N --no-resize --wake-affine
- *            --lc-slice-us N --bg-slice-us N --important-slice-us N
+ *            --util-hi Y --overflow-hi X --hold N --interval-ms N --no-resize
+ *            --wake-affine --spill --lc-slice-us N --bg-slice-us N
+ *            --important-slice-us N
  *   faas     --domains N --steal --busy-poll --reset-every N --slice-us N
  *   eevdf    the EEVDF model, no options
  * A module given by path (.so) is run without a loader: no pools, rules
@@ -67,13 +68,17 @@ struct loader {
 	unsigned int pool_cpus;			/* twopool -b, ads --lc-cpus */
 	struct rule rules[MAX_RULES];
 	unsigned int nr_rules;
-	double util_lo, util_hi;
+	double util_lo, util_hi, overflow_hi;
 	unsigned int hold, interval_ms, domains, flags, reset_every;
-	bool no_resize, wake_affine, busy_poll;
-	/* ads's demand, and its resizes (the first MAX_RESIZE_LOG) */
-	unsigned long long last_run, last_ns;
+	bool no_resize, wake_affine, spill, busy_poll;
+	/* ads's demand and overflow, and its resizes (the first MAX_RESIZE_LOG) */
+	unsigned long long last_run, last_spill, last_ns;
 	bool have_last;
-	struct { unsigned long long at_ns; unsigned int cpus; double demand; } log[MAX_RESIZE_LOG];
+	struct {
+		unsigned long long at_ns;
+		unsigned int cpus;
+		double demand, overflow;
+	} log[MAX_RESIZE_LOG];
 	/* faas: what the control plane gets */
 	unsigned int *domain_cpus;
 	struct wl_policy wp;
@@ -278,14 +283,16 @@ static int parse_num(struct loader *l, const char *opt, const char *arg, unsigne
 	return 0;
 }
 
-static int parse_util(struct loader *l, const char *opt, const char *arg, double *out)
+/* A utilisation in (0, 1], or with @zero a share in [0, 1]; ads.c's messages. */
+static int parse_share(struct loader *l, const char *opt, const char *arg, bool zero,
+		       double *out)
 {
 	char *end;
 
 	*out = strtod(arg, &end);
-	if (end == arg || *end || !(*out > 0 && *out <= 1))
-		return fail(l->err, sizeof(l->err), EINVAL, "%s: %s '%s': want a utilisation in "
-			    "(0, 1]", l->label, opt, arg);
+	if (end == arg || *end || !((zero ? *out >= 0 : *out > 0) && *out <= 1))
+		return fail(l->err, sizeof(l->err), EINVAL, "%s: %s '%s': want a %s", l->label,
+			    opt, arg, zero ? "share in [0, 1]" : "utilisation in (0, 1]");
 	return 0;
 }
 
@@ -312,9 +319,11 @@ static int option(struct loader *l, int c, const char *name, const char *arg)
 		snprintf(l->rules[l->nr_rules++].pattern, sizeof(l->rules[0].pattern), "%s", arg);
 		return 0;
 	case 'l':
-		return parse_util(l, name, arg, &l->util_lo);
+		return parse_share(l, name, arg, false, &l->util_lo);
 	case 'u':
-		return parse_util(l, name, arg, &l->util_hi);
+		return parse_share(l, name, arg, false, &l->util_hi);
+	case 'o':
+		return parse_share(l, name, arg, true, &l->overflow_hi);
 	case 'h':
 		r = parse_num(l, name, arg, 1, 1000, &v);
 		l->hold = (unsigned int)v;
@@ -328,6 +337,9 @@ static int option(struct loader *l, int c, const char *name, const char *arg)
 		return 0;
 	case 'w':
 		l->wake_affine = true;
+		return 0;
+	case 'p':
+		l->spill = true;
 		return 0;
 	case 'L':
 		return parse_num(l, name, arg, 1, 1000000, &l->lc_slice_us);
@@ -362,10 +374,12 @@ static int parse_options(struct loader *l, int argc, char **argv)
 		{ "lc-cgroup", required_argument, NULL, 'g' },
 		{ "util-lo", required_argument, NULL, 'l' },
 		{ "util-hi", required_argument, NULL, 'u' },
+		{ "overflow-hi", required_argument, NULL, 'o' },
 		{ "hold", required_argument, NULL, 'h' },
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "no-resize", no_argument, NULL, 'n' },
 		{ "wake-affine", no_argument, NULL, 'w' },
+		{ "spill", no_argument, NULL, 'p' },
 		{ "lc-slice-us", required_argument, NULL, 'L' },
 		{ "bg-slice-us", required_argument, NULL, 'B' },
 		{ "important-slice-us", required_argument, NULL, 'I' },
@@ -433,7 +447,8 @@ static int configure_plan(struct loader *l)
 		r = ads_plan_split(l->topo, n, &l->plan);
 		if (!r && !l->no_resize) {
 			SCXPOL_OPTS(scxpol_pool_autosize_opts, ao, .util_lo = l->util_lo,
-				    .util_hi = l->util_hi, .hold = l->hold);
+				    .util_hi = l->util_hi, .hold = l->hold,
+				    .overflow_hi = l->overflow_hi);
 
 			l->sizer = scxpol_pool_autosize_new(l->plan, ADS_POOL_LC, ADS_POOL_BG, &ao);
 			r = l->sizer ? 0 : -errno;
@@ -478,7 +493,9 @@ static int configure_rodata(struct loader *l)
 		ns = l->important_slice_us * 1000;
 		r = r ? r : set_rodata(l, "important_slice_ns", &ns, sizeof(ns));
 		b = l->wake_affine;
-		return r ? r : set_rodata(l, "wake_affine", &b, sizeof(b));
+		r = r ? r : set_rodata(l, "wake_affine", &b, sizeof(b));
+		b = l->spill;
+		return r ? r : set_rodata(l, "spill", &b, sizeof(b));
 	case FAAS:
 		ns = l->slice_us * 1000;
 		r = set_rodata(l, "slice_ns", &ns, sizeof(ns));
@@ -547,6 +564,7 @@ int loader_open(const char *text, const char *policy_dir, const struct machine *
 	l->important_slice_us = 10000;
 	l->util_lo = 0.5;
 	l->util_hi = 0.8;
+	l->overflow_hi = 0.2;
 	l->hold = 3;
 	l->interval_ms = 250;
 	l->reset_every = 8;
@@ -598,30 +616,40 @@ void loader_sim_opts(struct loader *l, struct scxpol_sim_opts *o)
 	o->configure_ctx = l;
 }
 
-/* ads's periodic hook: the lc pool's demand over the interval, then the sizer. */
+/*
+ * ads's periodic hook, as ads.c's: the lc pool's demand over the interval
+ * and its overflow (the part of it run on bg CPUs), then the sizer.
+ */
 static void ads_periodic(struct scxpol_sim *s, void *ctx)
 {
 	struct loader *l = ctx;
-	unsigned long long now = scxpol_sim_now(s), run;
-	double demand;
+	void *stats = sym(l, "scxpol_stats");
+	unsigned long long now = scxpol_sim_now(s), run, spill;
+	double demand = -1, overflow = 0;
 	int r;
 
 	scxpol_sim_at(s, now + l->interval_ms * 1000000ULL, ads_periodic, l);
-	run = scxpol_sim_percpu_sum(sym(l, "scxpol_stats"),
-				    SCXPOL_STAT_USER_BASE + ADS_STAT_LC_RUNTIME_NS);
-	demand = l->have_last && run >= l->last_run && now > l->last_ns ?
-			 (double)(run - l->last_run) / (double)(now - l->last_ns) : -1;
+	run = scxpol_sim_percpu_sum(stats, SCXPOL_STAT_USER_BASE + ADS_STAT_LC_RUNTIME_NS);
+	spill = scxpol_sim_percpu_sum(stats, SCXPOL_STAT_USER_BASE + ADS_STAT_LC_SPILL_NS);
+	if (l->have_last && run >= l->last_run && spill >= l->last_spill && now > l->last_ns) {
+		demand = (double)(run - l->last_run) / (double)(now - l->last_ns);
+		overflow = (double)(spill - l->last_spill) / (double)(now - l->last_ns);
+		if (overflow > demand)
+			overflow = demand;
+	}
 	l->last_run = run;
+	l->last_spill = spill;
 	l->last_ns = now;
 	l->have_last = true;
 	if (demand < 0)
 		return;
-	r = scxpol_pool_autosize_update(l->sizer, demand);
+	r = scxpol_pool_autosize_update_overflow(l->sizer, demand, overflow);
 	if (r > 0 && !publish(l, scxpol_pool_autosize_plan(l->sizer))) {
 		if (l->resizes < MAX_RESIZE_LOG) {
 			l->log[l->resizes].at_ns = now;
 			l->log[l->resizes].cpus = scxpol_pool_autosize_nr_cpus(l->sizer);
 			l->log[l->resizes].demand = demand;
+			l->log[l->resizes].overflow = overflow;
 		}
 		l->resizes++;
 	}
@@ -690,8 +718,9 @@ void loader_report(const struct loader *l, FILE *f)
 	if (l->sizer) {
 		fprintf(f, ",\"resize_log\":[");
 		for (i = 0; i < l->resizes && i < MAX_RESIZE_LOG; i++)
-			fprintf(f, "%s[%.3f,%u,%.2f]", i ? "," : "", (double)l->log[i].at_ns / 1e9,
-				l->log[i].cpus, l->log[i].demand);
+			fprintf(f, "%s[%.3f,%u,%.2f,%.2f]", i ? "," : "",
+				(double)l->log[i].at_ns / 1e9, l->log[i].cpus, l->log[i].demand,
+				l->log[i].overflow);
 		fprintf(f, "]");
 	}
 	stats = l->m ? sym(l, "scxpol_stats") : NULL;

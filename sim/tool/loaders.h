@@ -57,7 +57,7 @@ const char *loader_label(const struct loader *l);
 
 /*
  * JSON members: "plan":"lc=0-1 bg=2-3","resizes":N, with a sizer "resize_log":
- * [[seconds, lc CPUs, demand in CPUs], ...] (the first 64), "stats":{...}
+ * [[seconds, lc CPUs, demand, overflow (CPUs)], ...] (the first 64), "stats":{...}
  * (the policy's counters).
  */
 void loader_report(const struct loader *l, FILE *f);
