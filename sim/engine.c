@@ -78,17 +78,41 @@ double scxpol_sim_rng_unit(struct scxpol_sim_rng *r)
 }
 
 /* --- the hooks of the simulated kernel (kernel.h) --------------------------------------- */
+/* How often @cpu is on the deferred list. */
+static u32 turns(const struct engine *e, s32 cpu)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < e->nr_deferred; i++)
+		n += e->deferred[i] == cpu;
+	return n;
+}
+
 void defer_cpu(struct engine *e, s32 cpu)
 {
 	struct ecpu *c = &e->cpus[cpu];
 
-	if (c->queued)
+	if (c->queued || e->stuck)
 		return;
-	c->queued = true;
 	if (e->nr_deferred == 4 * e->o.nr_cpus) {
-		/* a CPU can be queued again after its turn: compact the list */
-		sim_die("deferred work does not settle (%u CPU turns in one event)", e->nr_deferred);
+		/*
+		 * Callbacks take no time here: a policy that makes a CPU
+		 * schedule again from that CPU's own scheduling (a kick of
+		 * itself, every time) would run forever at this instant. The
+		 * kernel would spend real time in that loop; the simulation
+		 * cannot advance, and unloads the policy as its user would.
+		 */
+		char msg[SIM_MSG_LEN];
+
+		snprintf(msg, sizeof(msg),
+			 "scheduling does not settle: CPU %d scheduled again %u times in one "
+			 "instant, without time passing (a policy that kicks a CPU from that "
+			 "CPU's own scheduling, every time, livelocks it)", cpu, turns(e, cpu));
+		engine_exit(e, SCX_EXIT_UNREG, 0, msg);
+		e->stuck = true;
+		return;
 	}
+	c->queued = true;
 	e->deferred[e->nr_deferred++] = cpu;
 }
 
@@ -456,6 +480,8 @@ int scxpol_sim_run(struct scxpol_sim *s, uint64_t until)
 	if (e->attached)
 		klass(e)->detach(e);
 	e->attached = false;
+	if (e->stuck)
+		return engine_fail(ELOOP, "%s", e->exit_msg);
 	return engine_fail(ECANCELED, "sched_ext: BPF scheduler \"%s\" disabled (%s)%s%s",
 		    e->ops ? e->ops->name : "?", e->exit.reason, e->exit.msg[0] ? ": " : "",
 		    e->exit.msg);

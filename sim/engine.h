@@ -130,6 +130,7 @@ struct engine {
 	struct scxpol_sim_exit exit;
 	char exit_msg[SIM_MSG_LEN];
 	bool exiting;
+	bool stuck;		/* scheduling did not settle in an instant (defer_cpu()) */
 	bool attached;		/* the scheduler's attach succeeded, its detach is due */
 	bool in_event;		/* an event or its deferred work is being handled */
 	struct scxpol_sim_stats st;

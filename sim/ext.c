@@ -352,8 +352,10 @@ static void ext_schedule(struct engine *e, s32 cpu)
 	if (e->exiting)
 		return;
 	next = sim_k.cpus[cpu].local.first;
-	if (prev)
+	if (prev) {
+		sim_k.cpus[cpu].switching = prev;
 		put_prev(e, cpu, task_of(prev), !next);
+	}
 	/* put_prev may have queued prev on this CPU's local DSQ */
 	next = sim_k.cpus[cpu].local.first;
 	if (next) {
@@ -362,12 +364,13 @@ static void ext_schedule(struct engine *e, s32 cpu)
 			update_idle(e, cpu, false);
 		}
 		set_next(e, cpu, next);
-		return;
+	} else {
+		/* idle, and an idle CPU that stays idle refreshes its idle bit */
+		if (prev)
+			cpu_idle_enter(e, cpu);
+		update_idle(e, cpu, true);
 	}
-	/* idle, and an idle CPU that stays idle refreshes its idle bit */
-	if (prev)
-		cpu_idle_enter(e, cpu);
-	update_idle(e, cpu, true);
+	sim_k.cpus[cpu].switching = NULL;
 }
 
 static void ext_tick(struct engine *e, s32 cpu)

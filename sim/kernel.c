@@ -154,7 +154,7 @@ struct task_struct *bpf_get_current_task_btf(void)
 {
 	struct sim_cpu *c = &sim_k.cpus[sim_k.cur_cpu];
 
-	return c->curr ? c->curr : &c->idle;
+	return c->curr ? c->curr : c->switching ? c->switching : &c->idle;
 }
 
 u32 scx_bpf_nr_cpu_ids(void)
@@ -169,7 +169,12 @@ s32 scx_bpf_task_cpu(const struct task_struct *p)
 
 bool scx_bpf_task_running(const struct task_struct *p)
 {
-	return p->cpu >= 0 && (u32)p->cpu < sim_k.nr_cpus && sim_k.cpus[p->cpu].curr == p;
+	struct sim_cpu *c;
+
+	if (p->cpu < 0 || (u32)p->cpu >= sim_k.nr_cpus)
+		return false;
+	c = &sim_k.cpus[p->cpu];
+	return c->curr == p || c->switching == p;
 }
 
 long bpf_probe_read_kernel_str(void *dst, u32 size, const void *src)

@@ -61,6 +61,12 @@ struct sim_cpu {
 	bool online;
 	struct scxpol_sim_dsq local;
 	struct task_struct *curr;	/* NULL: its idle task runs */
+	/*
+	 * The task it switches away from, the kernel's current until the
+	 * context switch: set through put_prev and the next task's
+	 * ops.running, where curr is already NULL.
+	 */
+	struct task_struct *switching;
 	struct task_struct idle;	/* the idle task (pid 0), for bpf_get_current_task_btf() */
 	u32 distribute_prev;		/* cpumask_any_and_distribute()'s per-CPU start */
 	struct cpumask smt;		/* its core's CPUs */

@@ -94,6 +94,56 @@ static struct sched_ext_ops bad_ops = {
 	.name = "bad",
 };
 
+/*
+ * One global FIFO that watches what the kernel calls current: in
+ * ops.enqueue (as_current: queued by its own CPU as it stops running it)
+ * and in ops.running (after_prev: the task switched away from).
+ */
+static struct {
+	unsigned int enqueues, as_current, running_flag, runnings, after_prev, after_idle;
+	struct task_struct *last_stopped;
+} seen;
+
+static void watch_enqueue(struct task_struct *p, u64 enq_flags)
+{
+	seen.enqueues++;
+	if (bpf_get_current_task_btf() == p) {
+		seen.as_current++;
+		seen.running_flag += scx_bpf_task_running(p);
+		seen.last_stopped = p;
+	}
+	scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, fifo_slice, enq_flags);
+}
+
+static void watch_running(struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	(void)p;
+	seen.runnings++;
+	seen.after_idle += cur->pid == 0;
+	seen.after_prev += cur == seen.last_stopped;
+}
+
+static struct sched_ext_ops watch_ops = {
+	.enqueue = (void *)watch_enqueue,
+	.running = (void *)watch_running,
+	.name = "watch",
+};
+
+/* Kicks the CPU a task runs on, to preempt, whenever that CPU queues it. */
+static void selfkick_enqueue(struct task_struct *p, u64 enq_flags)
+{
+	if (bpf_get_current_task_btf() == p)
+		scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_PREEMPT);
+	scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, fifo_slice, enq_flags);
+}
+
+static struct sched_ext_ops selfkick_ops = {
+	.enqueue = (void *)selfkick_enqueue,
+	.name = "selfkick",
+};
+
 /* --- tasks ---------------------------------------------------------------------------- */
 /* A task that runs @run, sleeps @sleep, forever; it records its waits. */
 struct cycler {
@@ -213,27 +263,34 @@ static void check_round_robin(const struct trace *tr, u64 period, unsigned int n
 	}
 }
 
+/* One CPU, two hogs "a" and "b" under @ops, which takes @slice as its slice. */
+static struct scxpol_sim *two_hogs(const struct sched_ext_ops *ops, u64 slice, struct trace *tr)
+{
+	static struct cycler a, b;
+	struct scxpol_sim *s;
+
+	a = b = (struct cycler){ .run = 1000 * MS };
+	fifo_slice = slice;
+	s = machine(1, ops, tr);
+	spawn(s, "a", NULL, &a);
+	spawn(s, "b", NULL, &b);
+	return s;
+}
+
 static void test_slices_end_at_the_tick(void **state)
 {
-	struct cycler a = { .run = 1000 * MS }, b = { .run = 1000 * MS };
 	struct trace tr = { 0 };
 	struct scxpol_sim *s;
 
 	(void)state;
 	/* a 3 ms slice ends at the 3 ms tick ... */
-	fifo_slice = 3 * MS;
-	s = machine(1, &fifo_ops, &tr);
-	spawn(s, "a", NULL, &a);
-	spawn(s, "b", NULL, &b);
+	s = two_hogs(&fifo_ops, 3 * MS, &tr);
 	assert_int_equal(scxpol_sim_run(s, 30 * MS), 0);
 	check_round_robin(&tr, 3 * MS, 10);
 	scxpol_sim_free(s);
 	/* ... one of 3.5 ms at the next one, 4 ms */
 	memset(&tr, 0, sizeof(tr));
-	fifo_slice = 3500000;
-	s = machine(1, &fifo_ops, &tr);
-	spawn(s, "a", NULL, &a);
-	spawn(s, "b", NULL, &b);
+	s = two_hogs(&fifo_ops, 3500000, &tr);
 	assert_int_equal(scxpol_sim_run(s, 40 * MS), 0);
 	check_round_robin(&tr, 4 * MS, 10);
 	scxpol_sim_free(s);
@@ -316,7 +373,59 @@ static void test_rule_violations_stop_the_run(void **state)
 	check_violation(BAD_SELECTED_CPU, "invalid CPU 99 from ops.select_cpu()");
 }
 
-/* The switches of a busy 4-CPU run, as (time, CPU, prev pid, next pid). */
+/*
+ * The kernel's current task while a CPU switches: the task switched away
+ * from, through put_prev_task_scx() (its ops.enqueue when its slice ran
+ * out, where it still counts as running) and the next task's ops.running.
+ * Two hogs on one CPU, 3 ms slices, 29 ms: slices end at 3, 6, ... 27 ms.
+ */
+static void test_current_while_switching(void **state)
+{
+	struct trace tr = { 0 };
+	struct scxpol_sim *s;
+
+	(void)state;
+	memset(&seen, 0, sizeof(seen));
+	s = two_hogs(&watch_ops, 3 * MS, &tr);
+	assert_int_equal(scxpol_sim_run(s, 29 * MS), 0);
+	check_round_robin(&tr, 3 * MS, 10);
+	/* two wakeups at 0 (current: CPU 0's idle task), nine re-queues */
+	assert_int_equal(seen.enqueues, 11);
+	assert_int_equal(seen.as_current, 9);
+	assert_int_equal(seen.running_flag, 9);
+	/* the first run comes from idle, each later one right after the other hog's slice */
+	assert_int_equal(seen.runnings, 10);
+	assert_int_equal(seen.after_idle, 1);
+	assert_int_equal(seen.after_prev, 9);
+	scxpol_sim_free(s);
+	fifo_slice = 5 * MS;
+}
+
+/*
+ * A policy that preempts the CPU that queues a task, from that queueing:
+ * each switch preempts the next task at once. The kernel would spend
+ * real time in the loop (a context switch and an IPI per turn); here
+ * callbacks take none, so the run ends at the first slice's end, 3 ms,
+ * with the policy unloaded and why.
+ */
+static void test_self_kick_loop_ends_the_run(void **state)
+{
+	struct trace tr = { 0 };
+	struct scxpol_sim *s;
+
+	(void)state;
+	s = two_hogs(&selfkick_ops, 3 * MS, &tr);
+	assert_int_equal(scxpol_sim_run(s, 100 * MS), -ELOOP);
+	assert_int_equal(scxpol_sim_exit_info(s)->kind, SCX_EXIT_UNREG);
+	assert_int_equal(scxpol_sim_exit_info(s)->at_ns, 3 * MS);
+	assert_string_equal(scxpol_sim_last_error(),
+			    "scheduling does not settle: CPU 0 scheduled again 4 times in one "
+			    "instant, without time passing (a policy that kicks a CPU from that "
+			    "CPU's own scheduling, every time, livelocks it)");
+	scxpol_sim_free(s);
+	fifo_slice = 5 * MS;
+}
+
 /*
  * A behaviour that, at the end of its burst, removes its own cgroup and
  * creates a task (as a FaaS completion releases a held invocation): the
@@ -375,6 +484,7 @@ static void test_spawn_inside_a_step(void **state)
 	check_spawn_inside_a_step(SCXPOL_SIM_SCHED_EEVDF);
 }
 
+/* The switches of a busy 4-CPU run, as (time, CPU, prev pid, next pid). */
 static unsigned int run_trace(u64 *out, unsigned int max)
 {
 	static const unsigned long masks[3] = { 0x3, 0xc, 0xf };
@@ -420,6 +530,8 @@ int main(void)
 		cmocka_unit_test(test_affinity_never_violated),
 		cmocka_unit_test(test_watchdog_catches_a_task_never_dispatched),
 		cmocka_unit_test(test_rule_violations_stop_the_run),
+		cmocka_unit_test(test_current_while_switching),
+		cmocka_unit_test(test_self_kick_loop_ends_the_run),
 		cmocka_unit_test(test_same_inputs_same_run),
 		cmocka_unit_test(test_spawn_inside_a_step),
 	};
