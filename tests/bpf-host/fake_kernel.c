@@ -50,6 +50,12 @@ void fake_set_cpu(s32 cpu)
 	sim_k.cur_cpu = cpu;
 }
 
+void fake_set_curr(s32 cpu, struct task_struct *p)
+{
+	check_cpu(cpu);
+	sim_k.cpus[cpu].curr = p;
+}
+
 void fake_set_clock(u64 ns)
 {
 	sim_k.now = ns;

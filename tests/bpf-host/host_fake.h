@@ -43,6 +43,8 @@ bool fake_cpu_idle(s32 cpu);
 /* Take @cpu out of (false) or back into the online mask; all are online after fake_reset(). */
 void fake_set_online(s32 cpu, bool online);
 void fake_set_cpu(s32 cpu);
+/* The task @cpu runs (bpf_get_current_task_btf() there); NULL: its idle task. */
+void fake_set_curr(s32 cpu, struct task_struct *p);
 void fake_set_clock(u64 ns);
 void fake_advance(u64 ns);
 u64 fake_clock(void);
