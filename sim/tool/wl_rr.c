@@ -200,6 +200,26 @@ static void dispatcher(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ct
 	}
 }
 
+/*
+ * A worker's answers but at a burst's end: it waits to be woken (START:
+ * BLOCK), then runs a piece of work sampled from @work (WOKEN: RUN).
+ * Returns whether @why was one of those.
+ */
+static bool worker_waits_and_works(enum scxpol_sim_why why, struct scxpol_sim_action *a,
+				   const struct dist *work, struct scxpol_sim_rng *rng)
+{
+	if (why == SCXPOL_SIM_START) {
+		a->act = SCXPOL_SIM_BLOCK;
+		return true;
+	}
+	if (why == SCXPOL_SIM_WOKEN) {
+		a->act = SCXPOL_SIM_RUN;
+		a->ns = wl_sample(work, rng);
+		return true;
+	}
+	return false;
+}
+
 static void worker(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx,
 		   enum scxpol_sim_why why, struct scxpol_sim_action *a)
 {
@@ -208,15 +228,8 @@ static void worker(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx,
 	struct rr_stage *st = &rr->stages[wk->stage];
 	uint64_t now = scxpol_sim_now(s);
 
-	if (why == SCXPOL_SIM_START) {
-		a->act = SCXPOL_SIM_BLOCK;
+	if (worker_waits_and_works(why, a, &rr->o->work, &rr->w->env.rng))
 		return;
-	}
-	if (why == SCXPOL_SIM_WOKEN) {
-		a->act = SCXPOL_SIM_RUN;
-		a->ns = wl_sample(&rr->o->work, &rr->w->env.rng);
-		return;
-	}
 	if (in_window(rr->w, wk->req.due))
 		lat_hist_add(&rr->wake, scxpol_sim_task_burst_start(t) - wk->req.posted);
 	if (wk->stage + 1 < rr->o->stages) {
@@ -501,15 +514,8 @@ static void sb_worker(struct scxpol_sim *s, struct scxpol_sim_task *t, void *ctx
 	struct sb *sb = m->sb;
 	uint64_t now = scxpol_sim_now(s);
 
-	if (why == SCXPOL_SIM_START) {
-		a->act = SCXPOL_SIM_BLOCK;
+	if (worker_waits_and_works(why, a, &sb->w->env.comp->u.sb.work, &sb->w->env.rng))
 		return;
-	}
-	if (why == SCXPOL_SIM_WOKEN) {
-		a->act = SCXPOL_SIM_RUN;
-		a->ns = wl_sample(&sb->w->env.comp->u.sb.work, &sb->w->env.rng);
-		return;
-	}
 	if (in_window(sb->w, m->posted) && now <= sb->w->env.t_end) {
 		sb->requests++;
 		lat_hist_add(&sb->wake, scxpol_sim_task_burst_start(t) - m->posted);
