@@ -385,23 +385,6 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "lc-cpus", required_argument, NULL, 'c' },
-		{ "lc-comm", required_argument, NULL, 'm' },
-		{ "lc-cgroup", required_argument, NULL, 'g' },
-		{ "util-lo", required_argument, NULL, 'l' },
-		{ "util-hi", required_argument, NULL, 'u' },
-		{ "overflow-hi", required_argument, NULL, 'o' },
-		{ "spill", no_argument, NULL, 'P' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "no-resize", no_argument, NULL, 'N' },
-		{ "wake-affine", no_argument, NULL, 'W' },
-		{ "lc-slice-us", required_argument, NULL, 's' },
-		{ "bg-slice-us", required_argument, NULL, 'b' },
-		{ "important-slice-us", required_argument, NULL, 'I' },
-		{ 0 },
-	};
 	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .overflow_hi = 0.2, .hold = 3,
 			  .interval_ms = 250,
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
@@ -409,7 +392,7 @@ int main(int argc, char **argv)
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
-		    .options = longopts, .option = option, .ctx = &o);
+		    .options = ads_options, .option = option, .ctx = &o);
 	struct scxpol_sched *s;
 	int r;
 

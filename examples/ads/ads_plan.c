@@ -5,6 +5,24 @@
 #include "ads.h"
 #include "ads_plan.h"
 
+const struct option ads_options[] = {
+	{ "lc-cpus", required_argument, NULL, 'c' },
+	{ "lc-comm", required_argument, NULL, 'm' },
+	{ "lc-cgroup", required_argument, NULL, 'g' },
+	{ "util-lo", required_argument, NULL, 'l' },
+	{ "util-hi", required_argument, NULL, 'u' },
+	{ "overflow-hi", required_argument, NULL, 'o' },
+	{ "spill", no_argument, NULL, 'P' },
+	{ "hold", required_argument, NULL, 'H' },
+	{ "interval-ms", required_argument, NULL, 'i' },
+	{ "no-resize", no_argument, NULL, 'N' },
+	{ "wake-affine", no_argument, NULL, 'W' },
+	{ "lc-slice-us", required_argument, NULL, 's' },
+	{ "bg-slice-us", required_argument, NULL, 'b' },
+	{ "important-slice-us", required_argument, NULL, 'I' },
+	{ 0 },
+};
+
 const char *const ads_stat_names[ADS_NR_STATS] = {
 	[ADS_STAT_LC_RUNTIME_NS] = "lc_runtime_ns",
 	[ADS_STAT_BG_RUNTIME_NS] = "bg_runtime_ns",

@@ -12,10 +12,20 @@
 #ifndef ADS_PLAN_H
 #define ADS_PLAN_H
 
+#include <getopt.h>
+
 #include <scxpol/pool.h>
 
 #define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
 #define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
+
+/*
+ * ads's options (getopt_long()), the same letters in both loaders: c m g
+ * (lc CPUs, comm, cgroup), l u o (utilisation low, high, overflow high),
+ * P (spill), H (hold), i (interval), N (no resize), W (wake affine), s b I
+ * (lc, bg, important slices).
+ */
+extern const struct option ads_options[];
 
 /* The names of ads's own counters (enum ads_stat of ads.h). */
 extern const char *const ads_stat_names[];

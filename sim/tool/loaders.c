@@ -296,15 +296,13 @@ static int parse_share(struct loader *l, const char *opt, const char *arg, bool 
 	return 0;
 }
 
-static int option(struct loader *l, int c, const char *name, const char *arg)
+/* An option of ads's loader (ads_options[], ads.c's letters). */
+static int ads_option(struct loader *l, int c, const char *name, const char *arg)
 {
 	unsigned long long v;
 	int r = 0;
 
 	switch (c) {
-	case 's':
-		return parse_num(l, name, arg, 1, 1000000, &l->slice_us);
-	case 'b':
 	case 'c':
 		r = parse_num(l, name, arg, 1, 1U << 20, &v);
 		l->pool_cpus = (unsigned int)v;
@@ -324,7 +322,10 @@ static int option(struct loader *l, int c, const char *name, const char *arg)
 		return parse_share(l, name, arg, false, &l->util_hi);
 	case 'o':
 		return parse_share(l, name, arg, true, &l->overflow_hi);
-	case 'h':
+	case 'P':
+		l->spill = true;
+		return 0;
+	case 'H':
 		r = parse_num(l, name, arg, 1, 1000, &v);
 		l->hold = (unsigned int)v;
 		return r;
@@ -332,21 +333,37 @@ static int option(struct loader *l, int c, const char *name, const char *arg)
 		r = parse_num(l, name, arg, 10, 3600000, &v);
 		l->interval_ms = (unsigned int)v;
 		return r;
-	case 'n':
+	case 'N':
 		l->no_resize = true;
 		return 0;
-	case 'w':
+	case 'W':
 		l->wake_affine = true;
 		return 0;
-	case 'p':
-		l->spill = true;
-		return 0;
-	case 'L':
+	case 's':
 		return parse_num(l, name, arg, 1, 1000000, &l->lc_slice_us);
-	case 'B':
+	case 'b':
 		return parse_num(l, name, arg, 1, 1000000, &l->bg_slice_us);
 	case 'I':
 		return parse_num(l, name, arg, 1, 1000000, &l->important_slice_us);
+	}
+	return 0;
+}
+
+/* An option of the other loaders: minimal's -s, twopool's -b, faas's. */
+static int option(struct loader *l, int c, const char *name, const char *arg)
+{
+	unsigned long long v;
+	int r = 0;
+
+	if (l->kind == ADS)
+		return ads_option(l, c, name, arg);
+	switch (c) {
+	case 's':
+		return parse_num(l, name, arg, 1, 1000000, &l->slice_us);
+	case 'b':
+		r = parse_num(l, name, arg, 1, 1U << 20, &v);
+		l->pool_cpus = (unsigned int)v;
+		return r;
 	case 'd':
 		r = parse_num(l, name, arg, 1, 1024, &v);
 		l->domains = (unsigned int)v;
@@ -368,23 +385,6 @@ static int option(struct loader *l, int c, const char *name, const char *arg)
 /* The options of @l's policy, as its loader has them. */
 static int parse_options(struct loader *l, int argc, char **argv)
 {
-	static const struct option ads_opts[] = {
-		{ "lc-cpus", required_argument, NULL, 'c' },
-		{ "lc-comm", required_argument, NULL, 'm' },
-		{ "lc-cgroup", required_argument, NULL, 'g' },
-		{ "util-lo", required_argument, NULL, 'l' },
-		{ "util-hi", required_argument, NULL, 'u' },
-		{ "overflow-hi", required_argument, NULL, 'o' },
-		{ "hold", required_argument, NULL, 'h' },
-		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "no-resize", no_argument, NULL, 'n' },
-		{ "wake-affine", no_argument, NULL, 'w' },
-		{ "spill", no_argument, NULL, 'p' },
-		{ "lc-slice-us", required_argument, NULL, 'L' },
-		{ "bg-slice-us", required_argument, NULL, 'B' },
-		{ "important-slice-us", required_argument, NULL, 'I' },
-		{ 0 },
-	};
 	static const struct option faas_opts[] = {
 		{ "domains", required_argument, NULL, 'd' },
 		{ "steal", no_argument, NULL, 'S' },
@@ -394,7 +394,7 @@ static int parse_options(struct loader *l, int argc, char **argv)
 		{ 0 },
 	};
 	static const struct option none[] = { { 0 } };
-	const struct option *lo = l->kind == ADS ? ads_opts : l->kind == FAAS ? faas_opts : none;
+	const struct option *lo = l->kind == ADS ? ads_options : l->kind == FAAS ? faas_opts : none;
 	const char *shorts = l->kind == MINIMAL ? "+:s:" : l->kind == TWOPOOL ? "+:b:" : "+:";
 	char name[32];
 	int c, idx, r;
