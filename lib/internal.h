@@ -310,6 +310,17 @@ struct scxpol_pool_staged {
 	struct scxpol_pool_cpu *cpus;    /* [conf nr_cpus] */
 	unsigned int *order;             /* [nr_pools * max_pools] */
 };
+/*
+ * The pool limits scxpol_pool_setup() sets for @nr_cpus possible CPUs and
+ * @max_pools pools (require 0), and the maps it sizes: the @i-th map's name
+ * and entries for @c; false past the last. For a loader of a simulated
+ * policy (scxpol-sim), which sizes the same maps by itself.
+ */
+struct scxpol_pool_conf;
+SCXPOL_HIDDEN void scxpol_pool_conf_init(struct scxpol_pool_conf *c, unsigned int nr_cpus,
+					 unsigned int max_pools);
+SCXPOL_HIDDEN bool scxpol_pool_sized_map(unsigned int i, const struct scxpol_pool_conf *c,
+					 const char **name, unsigned long long *entries);
 SCXPOL_HIDDEN int scxpol_pool_stage_plan(const struct scxpol_pool_plan *plan,
 					 const struct scxpol_pool_conf *conf,
 					 struct scxpol_pool_staged *out);

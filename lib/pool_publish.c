@@ -90,6 +90,25 @@ static const struct sized_map sized_maps[] = {
 	{ "scxpol_pool_stage_order", n_order },
 };
 
+void scxpol_pool_conf_init(struct scxpol_pool_conf *c, unsigned int nr_cpus, unsigned int max_pools)
+{
+	memset(c, 0, sizeof(*c));
+	c->max_pools = max_pools;
+	c->nr_cpus = nr_cpus;
+	c->max_llcs = nr_cpus; /* dense LLC indices: never more LLCs than CPUs */
+	c->nr_words = (nr_cpus + 63) / 64;
+}
+
+bool scxpol_pool_sized_map(unsigned int i, const struct scxpol_pool_conf *c, const char **name,
+			   unsigned long long *entries)
+{
+	if (i >= ARRAY_SIZE(sized_maps))
+		return false;
+	*name = sized_maps[i].name;
+	*entries = sized_maps[i].entries(c);
+	return true;
+}
+
 static int no_pool_bpf(struct scxpol_sched *s, const char *what)
 {
 	return scxpol_err(ENOENT, "%s: the BPF object has no %s: the policy must include "
@@ -148,8 +167,10 @@ int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools)
 	struct scxpol_pool_conf *conf, c;
 	const char *name = scxpol_sched_name(s);
 	struct bpf_map *map;
+	const char *mname;
+	unsigned long long n;
 	int nr_cpus, r;
-	size_t i;
+	unsigned int i;
 
 	if (!obj)
 		return scxpol_err(EINVAL, "%s: scxpol_pool_setup: no BPF object is open", name);
@@ -165,24 +186,19 @@ int scxpol_pool_setup(struct scxpol_sched *s, unsigned int max_pools)
 	r = conf_before_load(s, obj, "scxpol_pool_setup", &conf);
 	if (r)
 		return r;
-	c.max_pools = max_pools;
-	c.nr_cpus = (unsigned int)nr_cpus;
-	c.max_llcs = (unsigned int)nr_cpus; /* dense LLC indices: never more LLCs than CPUs */
-	c.nr_words = ((unsigned int)nr_cpus + 63) / 64;
-	for (i = 0; i < ARRAY_SIZE(sized_maps); i++) {
-		uint64_t n = sized_maps[i].entries(&c);
-
-		map = find_map(s, obj, sized_maps[i].name);
+	scxpol_pool_conf_init(&c, (unsigned int)nr_cpus, max_pools);
+	for (i = 0; scxpol_pool_sized_map(i, &c, &mname, &n); i++) {
+		map = find_map(s, obj, mname);
 		if (!map)
 			return -ENOENT;
 		if (n > UINT32_MAX)
 			return scxpol_err(E2BIG, "%s: scxpol_pool_setup: max_pools %u needs %llu "
 					  "entries in map '%s'; use fewer pools", name, max_pools,
-					  (unsigned long long)n, sized_maps[i].name);
+					  (unsigned long long)n, mname);
 		r = bpf_map__set_max_entries(map, (uint32_t)n);
 		if (r)
 			return scxpol_err(-r, "%s: cannot size map '%s' to %llu entries: %s", name,
-					  sized_maps[i].name, (unsigned long long)n, strerror(-r));
+					  mname, (unsigned long long)n, strerror(-r));
 	}
 	c.require = conf->require; /* scxpol_pool_require() may come first */
 	*conf = c;

@@ -541,6 +541,110 @@ struct scxpol_topo *scxpol_topo_load(const struct scxpol_topo_opts *opts)
 	return ld.t;
 }
 
+/* The CPUs whose @ids[c] is @id (@ids NULL: all). */
+static struct scxpol_cpuset *group_set(unsigned int n, const int *ids, int id)
+{
+	struct scxpol_cpuset *set = scxpol_cpuset_new(n);
+	unsigned int c;
+
+	if (!set)
+		return NULL;
+	for (c = 0; c < n; c++)
+		if (!ids || ids[c] == id)
+			scxpol_cpuset_set(set, c);
+	return set;
+}
+
+/* scxpol_topo_build()'s groups, nodes by number, then the cross-links. */
+static int build(struct loader *ld, const int *core, const int *llc, const int *node)
+{
+	struct scxpol_topo *t = ld->t;
+	struct scxpol_cpuset *set;
+	unsigned int c, nr = 0, i, *ids;
+	int r = 0;
+
+	for (c = 0; c < t->nr_cpus && !r; c++) {
+		if (core[c] < 0 || llc[c] < 0 || (node && node[c] < 0))
+			return scxpol_err(EINVAL, "topology: cpu%u has a negative core, LLC or node",
+					  c);
+		set = group_set(t->nr_cpus, core, core[c]);
+		r = set ? add_group(ld, "(core)", (int)c, set, true) : -errno;
+		if (!r) {
+			set = group_set(t->nr_cpus, llc, llc[c]);
+			r = set ? add_group(ld, "(llc)", (int)c, set, false) : -errno;
+		}
+	}
+	ids = calloc(t->nr_cpus, sizeof(*ids));
+	if (!r && !ids)
+		r = scxpol_err(ENOMEM, "out of memory building a topology");
+	for (c = 0; c < t->nr_cpus && !r; c++)
+		ids[nr++] = node ? (unsigned int)node[c] : 0;
+	if (!r)
+		qsort(ids, nr, sizeof(*ids), cmp_uint);
+	for (i = 0; i < nr && !r; i++) {
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		set = group_set(t->nr_cpus, node, (int)ids[i]);
+		if (!set) {
+			r = -errno;
+			break;
+		}
+		for (c = 0; c < t->nr_cpus; c++)
+			if (scxpol_cpuset_test(set, c))
+				t->cpus[c].node = (int)t->nr_nodes;
+		r = add_node(ld, set, (int)ids[i]);
+	}
+	free(ids);
+	if (r)
+		return r;
+	for (i = 0; i < t->nr_cores; i++) {
+		int first = scxpol_cpuset_next(t->cores[i], -1), cpu;
+
+		scxpol_cpuset_for_each(cpu, t->cores[i])
+			if (t->cpus[cpu].node != t->cpus[first].node ||
+			    t->cpus[cpu].llc != t->cpus[first].llc)
+				return scxpol_err(EINVAL, "topology: SMT siblings cpu%d and cpu%d are in "
+						  "different %s", first, cpu,
+						  t->cpus[cpu].llc != t->cpus[first].llc ? "LLCs" :
+											   "nodes");
+	}
+	return link_groups(ld);
+}
+
+struct scxpol_topo *scxpol_topo_build(unsigned int nr_cpus, const int *core, const int *llc,
+				      const int *node)
+{
+	struct loader ld = { 0 };
+	unsigned int c;
+	int r;
+
+	SCXPOL_NONNULL_PTR(core, "core");
+	SCXPOL_NONNULL_PTR(llc, "llc");
+	if (!nr_cpus || nr_cpus > SCXPOL_TOPO_MAX_CPUS)
+		return scxpol_err_ptr(EINVAL, "topology of %u CPUs: want 1..%u", nr_cpus,
+				      SCXPOL_TOPO_MAX_CPUS);
+	ld.t = calloc(1, sizeof(*ld.t));
+	if (!ld.t)
+		return scxpol_err_ptr(ENOMEM, "out of memory building a topology");
+	ld.t->nr_cpus = nr_cpus;
+	ld.t->online = scxpol_cpuset_new(nr_cpus);
+	ld.t->cpus = calloc(nr_cpus, sizeof(*ld.t->cpus));
+	r = ld.t->online && ld.t->cpus ? 0 : scxpol_err(ENOMEM, "out of memory building a topology");
+	for (c = 0; c < nr_cpus && !r; c++) {
+		scxpol_cpuset_set(ld.t->online, c);
+		ld.t->cpus[c] = (struct scxpol_topo_cpu){ .cpu = (int)c, .online = true, .core = -1,
+							  .llc = -1, .node = -1 };
+	}
+	if (!r)
+		r = build(&ld, core, llc, node);
+	if (r) {
+		scxpol_topo_free(ld.t);
+		errno = -r;
+		return NULL;
+	}
+	return ld.t;
+}
+
 static void free_sets(struct scxpol_cpuset **sets, unsigned int n)
 {
 	unsigned int i;

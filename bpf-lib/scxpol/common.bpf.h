@@ -8,14 +8,16 @@
  * are NOT declared for direct use: call the scxpol_* wrappers in
  * <scxpol/compat.bpf.h> instead.
  *
- * Built with -DSCXPOL_HOST_TEST, the same headers compile as host C against
- * the fake kernel in tests/bpf-host/ so the helpers' logic is unit-tested.
+ * Built with -DSCXPOL_HOST_TEST, the same headers, and whole policies,
+ * compile as host C against the simulated kernel of libscxpol-sim
+ * (<scxpol/sim/host.h>): the helpers' logic is unit-tested that way, and
+ * scxpol-sim runs policies on simulated machines.
  */
 #ifndef SCXPOL_COMMON_BPF_H
 #define SCXPOL_COMMON_BPF_H
 
 #ifdef SCXPOL_HOST_TEST
-#include "host_fake.h"
+#include <scxpol/sim/host.h>
 #else
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -137,9 +139,15 @@ static __always_inline const struct cpumask *scxpol_cast_mask(struct bpf_cpumask
 #define SCXPOL_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 /* The same for callbacks that may sleep (init, init_task, cgroup_init...). */
 #define SCXPOL_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
+/* Built for the host: the pointer scxpol-sim finds the policy's struct_ops by. */
+#ifdef SCXPOL_HOST_TEST
+#define SCXPOL__OPS_PTR(var) ; struct sched_ext_ops *const scxpol_sim_ops = &var
+#else
+#define SCXPOL__OPS_PTR(var)
+#endif
 /* Define the policy's struct_ops map: SCXPOL_OPS_DEFINE(my_ops, .enqueue = ..., .name = "my"); */
 #define SCXPOL_OPS_DEFINE(var, ...) \
-	SEC(".struct_ops.link") struct sched_ext_ops var = { __VA_ARGS__ }
+	SEC(".struct_ops.link") struct sched_ext_ops var = { __VA_ARGS__ } SCXPOL__OPS_PTR(var)
 
 /* The smaller and the larger of @a and @b (each is evaluated twice). */
 #define SCXPOL_MIN(a, b) ((a) < (b) ? (a) : (b))

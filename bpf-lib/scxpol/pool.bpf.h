@@ -1302,19 +1302,30 @@ static __always_inline bool scxpol_pool_enqueue(const struct scxpol_pool_view *v
  * when every CPU @p may run on runs a task of @pool. Costs a lookup per
  * CPU up to the one it preempts: for the wakeups that found their pool
  * busy.
+ *
+ * When @p is queued by its own CPU as it stops running there (its slice
+ * ran out, or it was preempted: @p is still that CPU's current task), that
+ * CPU is not a candidate: it is scheduling already, and runs what its
+ * ops.dispatch took. Preempting it would preempt @p's successor, which the
+ * same call would then queue and preempt its own successor for, without
+ * end: a kick of one's own CPU takes effect after the context switch.
  */
 static __always_inline s32 scxpol_pool_preempt_pool(const struct scxpol_pool_view *v,
 						    struct task_struct *p, s32 pool)
 {
-	s32 prev = scx_bpf_task_cpu(p);
+	s32 prev = scx_bpf_task_cpu(p), self = -1;
 	struct scxpol_pool_curr *c;
 	u32 cpu, nr = scxpol_pool_conf.nr_cpus, key;
 
 	if (!scxpol_pool_valid(v, pool))
 		return -EBUSY;
+	if (bpf_get_current_task_btf()->pid == p->pid)
+		self = prev;
 	bpf_for(cpu, 0, nr) {
 		/* @prev first, then the others in order */
 		key = cpu == 0 ? (u32)prev : cpu == (u32)prev ? 0 : cpu;
+		if ((s32)key == self)
+			continue;
 		c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
 		if (!c || READ_ONCE(c->pool) == pool || !bpf_cpumask_test_cpu(key, p->cpus_ptr))
 			continue;

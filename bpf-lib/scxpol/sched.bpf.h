@@ -61,11 +61,20 @@ static __always_inline void scxpol_sched_cpu_offline(s32 cpu)
 	scxpol_sched__hotplug(cpu, 0);
 }
 
-#ifndef SCXPOL_HOST_TEST /* the host fake has no exit info (pool.bpf.h reads the record) */
+#ifdef SCXPOL_HOST_TEST
+/* The simulator's exit info has the field. */
+#define SCXPOL_SCHED__HAS_EXIT_CPU(ei) 1
+#define SCXPOL_SCHED__EXIT_CPU(ei) ((ei)->exit_cpu)
+#else
 /* 6.18+ says which CPU triggered the exit; older kernels lack the field. */
 struct scx_exit_info___cpu {
 	s32 exit_cpu;
 } __attribute__((preserve_access_index));
+
+#define SCXPOL_SCHED__HAS_EXIT_CPU(ei) \
+	bpf_core_field_exists(((struct scx_exit_info___cpu *)(ei))->exit_cpu)
+#define SCXPOL_SCHED__EXIT_CPU(ei) BPF_CORE_READ((struct scx_exit_info___cpu *)(ei), exit_cpu)
+#endif
 
 /* Copy the kernel's exit info into the record; call from ops.exit. */
 static __always_inline void scxpol_exit_record(struct scx_exit_info *ei)
@@ -79,12 +88,11 @@ static __always_inline void scxpol_exit_record(struct scx_exit_info *ei)
 	bpf_probe_read_kernel_str(r->msg, sizeof(r->msg), BPF_CORE_READ(ei, msg));
 	r->exit_code = BPF_CORE_READ(ei, exit_code);
 	r->exit_cpu = -1;
-	if (bpf_core_field_exists(((struct scx_exit_info___cpu *)ei)->exit_cpu))
-		r->exit_cpu = BPF_CORE_READ((struct scx_exit_info___cpu *)ei, exit_cpu);
+	if (SCXPOL_SCHED__HAS_EXIT_CPU(ei))
+		r->exit_cpu = SCXPOL_SCHED__EXIT_CPU(ei);
 	/* kind last: userspace treats a non-zero kind as "record complete" */
-	asm volatile("" ::: "memory");
+	__asm__ __volatile__("" ::: "memory");
 	WRITE_ONCE(r->kind, BPF_CORE_READ(ei, kind));
 }
-#endif
 
 #endif

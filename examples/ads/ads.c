@@ -8,11 +8,7 @@
  * of it that ran on bg CPUs (lc work that found its pool busy) into its
  * overflow, and lets the library's autosizing grow or shrink the pool.
  *
- * Pool flags: lc LENDs (bg work borrows its idle CPUs and is preempted
- * when lc work comes back) and STEALs (an idle lc CPU pulls bg work); bg
- * BORROWs and STEALs, but does not LEND: a lending pool takes its CPUs
- * back from borrowers, and bg work must never preempt lc work. An idle bg
- * CPU still runs lc work, by stealing it.
+ * The pools and their flags: ads_plan.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,28 +25,13 @@
 #include <scxpol/topology.h>
 
 #include "ads.h"
+#include "ads_plan.h"
 #include "ads.bpf.skel.h"
 
 SCXPOL_SKEL_DEFINE(ads_bpf);
 
-#define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
-#define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
 #define ADS_MAX_RULES 64
 #define ADS_MAX_IMPORTANCE 7
-
-static const char *const stat_names[ADS_NR_STATS] = {
-	[ADS_STAT_LC_RUNTIME_NS] = "lc_runtime_ns",
-	[ADS_STAT_BG_RUNTIME_NS] = "bg_runtime_ns",
-	[ADS_STAT_CLASS_HINT] = "class_hint",
-	[ADS_STAT_CLASS_CGROUP] = "class_cgroup",
-	[ADS_STAT_CLASS_COMM] = "class_comm",
-	[ADS_STAT_CLASS_DEFAULT] = "class_default",
-	[ADS_STAT_HEAD] = "important_head",
-	[ADS_STAT_WAKE_AFFINE] = "wake_affine",
-	[ADS_STAT_LC_SPILL_NS] = "lc_spill_ns",
-	[ADS_STAT_LC_BUSY] = "lc_busy",
-	[ADS_STAT_LC_PREEMPT_BG] = "lc_preempt_bg",
-};
 
 struct rule {
 	enum scxpol_match_kind kind;
@@ -78,30 +59,6 @@ struct opts {
 	bool have_last;
 	struct scxpol_stats *st;
 };
-
-/* The plan "lc" = the first @n CPUs of the topology order, "bg" = the rest, with their flags. */
-static int split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out)
-{
-	struct scxpol_pool_plan *tmp = NULL, *p;
-	int r;
-
-	r = scxpol_pool_plan_split(topo, "lc", "bg", n, 0, &tmp);
-	if (r)
-		return r;
-	p = scxpol_pool_plan_new(topo);
-	r = p ? 0 : -errno;
-	if (!r)
-		r = scxpol_pool_plan_add(p, "lc", ADS_LC_FLAGS, scxpol_pool_plan_cpus(tmp, 0));
-	if (r >= 0)
-		r = scxpol_pool_plan_add(p, "bg", ADS_BG_FLAGS, scxpol_pool_plan_cpus(tmp, 1));
-	scxpol_pool_plan_free(tmp);
-	if (r < 0) {
-		scxpol_pool_plan_free(p);
-		return r;
-	}
-	*out = p;
-	return 0;
-}
 
 /*
  * Plan the pools over the topology as it is now, keeping the lc pool's
@@ -139,7 +96,7 @@ static int plan_pools(struct opts *o)
 		}
 		n = online - 1;
 	}
-	r = split(topo, n, &plan);
+	r = ads_plan_split(topo, n, &plan);
 	if (!r && !o->no_resize) {
 		SCXPOL_OPTS(scxpol_pool_autosize_opts, ao, .util_lo = o->util_lo,
 			    .util_hi = o->util_hi, .hold = o->hold, .overflow_hi = o->overflow_hi);
@@ -231,7 +188,7 @@ static unsigned long long now_ns(void)
  */
 static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, double *overflow)
 {
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = ads_stat_names, .nr_user = ADS_NR_STATS);
 	const struct scxpol_stat_value *v, *sp;
 	unsigned long long t = now_ns(), run, spill;
 	int r;
@@ -239,8 +196,8 @@ static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, dou
 	r = scxpol_stats_read(s, &so, o->st);
 	if (r)
 		return r;
-	v = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_RUNTIME_NS]);
-	sp = scxpol_stats_find(o->st, stat_names[ADS_STAT_LC_SPILL_NS]);
+	v = scxpol_stats_find(o->st, ads_stat_names[ADS_STAT_LC_RUNTIME_NS]);
+	sp = scxpol_stats_find(o->st, ads_stat_names[ADS_STAT_LC_SPILL_NS]);
 	if (!v || !sp)
 		return -ENOENT;
 	run = v->value;
@@ -428,31 +385,14 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "lc-cpus", required_argument, NULL, 'c' },
-		{ "lc-comm", required_argument, NULL, 'm' },
-		{ "lc-cgroup", required_argument, NULL, 'g' },
-		{ "util-lo", required_argument, NULL, 'l' },
-		{ "util-hi", required_argument, NULL, 'u' },
-		{ "overflow-hi", required_argument, NULL, 'o' },
-		{ "spill", no_argument, NULL, 'P' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "no-resize", no_argument, NULL, 'N' },
-		{ "wake-affine", no_argument, NULL, 'W' },
-		{ "lc-slice-us", required_argument, NULL, 's' },
-		{ "bg-slice-us", required_argument, NULL, 'b' },
-		{ "important-slice-us", required_argument, NULL, 'I' },
-		{ 0 },
-	};
 	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .overflow_hi = 0.2, .hold = 3,
 			  .interval_ms = 250,
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = ads_stat_names, .nr_user = ADS_NR_STATS);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
-		    .options = longopts, .option = option, .ctx = &o);
+		    .options = ads_options, .option = option, .ctx = &o);
 	struct scxpol_sched *s;
 	int r;
 

@@ -17,7 +17,7 @@ enum ads_pool {
 	ADS_NR_POOLS,
 };
 
-/* The policy's own counters (SCXPOL_STAT_USER slots), named in ads.c. */
+/* The policy's own counters (SCXPOL_STAT_USER slots), named in ads_plan.c. */
 enum ads_stat {
 	ADS_STAT_LC_RUNTIME_NS, /* CPU time of lc-pool tasks: the loader's demand */
 	ADS_STAT_BG_RUNTIME_NS, /* CPU time of bg-pool tasks */

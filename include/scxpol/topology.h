@@ -61,6 +61,19 @@ struct scxpol_topo_opts {
  */
 SCXPOL_API struct scxpol_topo *scxpol_topo_load(const struct scxpol_topo_opts *opts);
 
+/*
+ * scxpol_topo_build - a topology of @nr_cpus online CPUs (1 ..
+ * SCXPOL_TOPO_MAX_CPUS) without reading sysfs: CPU i is in core @core[i],
+ * LLC @llc[i] and node @node[i], any numbers naming groups (renumbered
+ * densely like scxpol_topo_load()'s: cores and LLCs in the order of their
+ * lowest CPU, nodes by number); @node NULL: one node 0. For planning pools
+ * for another machine (a simulated one). NULL with errno EINVAL when a
+ * number is negative or a core's CPUs are in different LLCs or nodes (the
+ * message names the CPUs), ENOMEM.
+ */
+SCXPOL_API struct scxpol_topo *scxpol_topo_build(unsigned int nr_cpus, const int *core,
+						 const int *llc, const int *node);
+
 /* scxpol_topo_free - free @t. NULL is a no-op. */
 SCXPOL_API void scxpol_topo_free(struct scxpol_topo *t);
 

@@ -28,56 +28,19 @@ void fake_task_set_cgroup(struct task_struct *p, struct fake_cgroup *c)
 	p->cgroups = &c->cset;
 }
 
-#define FAKE_MAX_TASKS 16
-
-static struct task_struct *hashed[FAKE_MAX_TASKS];
-static int held;
-
 void fake_task_hash(struct task_struct *p, struct pid *pid)
 {
-	int i;
-
 	p->thread_pid = pid;
-	for (i = 0; i < FAKE_MAX_TASKS; i++) {
-		if (hashed[i] == p)
-			return;
-		if (!hashed[i]) {
-			hashed[i] = p;
-			return;
-		}
-	}
-	abort();
+	sim_task_hash(p);
 }
 
 void fake_task_unhash(struct task_struct *p)
 {
-	int i;
-
 	p->thread_pid = NULL;
-	for (i = 0; i < FAKE_MAX_TASKS; i++)
-		if (hashed[i] == p)
-			hashed[i] = NULL;
-}
-
-struct task_struct *bpf_task_from_pid(s32 pid)
-{
-	int i;
-
-	for (i = 0; i < FAKE_MAX_TASKS; i++)
-		if (hashed[i] && hashed[i]->pid == pid) {
-			held++;
-			return hashed[i];
-		}
-	return NULL;
-}
-
-void bpf_task_release(struct task_struct *p)
-{
-	(void)p;
-	held--;
+	sim_task_unhash(p);
 }
 
 int fake_tasks_held(void)
 {
-	return held;
+	return sim_k.tasks_held;
 }

@@ -1,27 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The kernel structures bpf-lib/scxpol/hint.bpf.h and match.bpf.h read
- * (a process's live threads; the cgroup tree is in host_fake.h, as
- * task.bpf.h reads it too), and helpers to build them. Include before
- * <scxpol/hint.bpf.h> or <scxpol/match.bpf.h>.
+ * Helpers to build the cgroup tree bpf-lib/scxpol/hint.bpf.h and
+ * match.bpf.h read (its structures are in <scxpol/sim/host.h>). Include
+ * before <scxpol/hint.bpf.h> or <scxpol/match.bpf.h>.
  */
 #ifndef SCXPOL_FAKE_HINT_H
 #define SCXPOL_FAKE_HINT_H
 
 #include "host_fake.h"
-
-typedef struct {
-	int counter;
-} atomic_t;
-
-struct signal_struct {
-	atomic_t live;
-};
-
-/* What hint.bpf.h reads of a task's struct pid: its pidfs inode number. */
-struct pid {
-	u64 ino;
-};
 
 /* A cgroup and what a task in it points at. */
 struct fake_cgroup {

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "host_fake.h"
 #include <scxpol/common.bpf.h>
 #include <scxpol/pool.bpf.h>
 
@@ -225,7 +226,7 @@ static struct task_struct *task(int i, s32 cpu)
 	struct task_struct *p = &tasks[i];
 
 	fake_task_init(p, 100 + i, "t");
-	p->fake_cpu = cpu;
+	p->cpu = cpu;
 	assert_int_equal(scxpol_task_init(p), 0);
 	return p;
 }
@@ -261,7 +262,7 @@ static void running(struct task_struct *p)
 {
 	struct scxpol_pool_view v = view();
 
-	fake_set_cpu(p->fake_cpu);
+	fake_set_cpu(p->cpu);
 	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
 }
 
@@ -269,7 +270,7 @@ static void stopping(struct task_struct *p, bool runnable)
 {
 	struct scxpol_pool_view v = view();
 
-	fake_set_cpu(p->fake_cpu);
+	fake_set_cpu(p->cpu);
 	scxpol_pool_stopping(&v, p, scxpol_task_ctx(p), runnable);
 }
 
@@ -2092,6 +2093,58 @@ static void test_busy_poller_prev_is_demoted(void **state)
 
 /* --- lending, borrowing, reclaim ----------------------------------------------------- */
 
+static s32 preempt_pool(struct task_struct *p, s32 pool)
+{
+	struct scxpol_pool_view v = view();
+
+	return scxpol_pool_preempt_pool(&v, p, pool);
+}
+
+/*
+ * lc on CPUs 0-1, bg on 2-3, all busy; CPU 2 ran lc task @a. Making room
+ * for @a preempts the first CPU not running lc work, @a's own CPU first;
+ * but not @a's own CPU while that CPU queues @a as it stops running it
+ * (@a is still its current task): that CPU is scheduling already, and the
+ * kick would preempt @a's successor there, which would then do the same.
+ */
+static void test_preempt_pool_spares_the_cpu_putting_the_task(void **state)
+{
+	const struct tpool plan[] = { { "lc", 0, "0-1", NULL }, { "bg", 0, "2-3", NULL } };
+	struct task_struct *lc0 = task(0, 0), *lc1 = task(1, 1), *a = task(2, 2);
+	struct task_struct *bg = task(3, 3), *w = task(4, 2);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-3");
+	scxpol_task_ctx(lc0)->pool = scxpol_task_ctx(lc1)->pool = 0;
+	scxpol_task_ctx(a)->pool = scxpol_task_ctx(w)->pool = 0;
+	scxpol_task_ctx(bg)->pool = 1;
+	running(lc0);
+	running(lc1);
+	running(a);
+	running(bg);
+	/* @a's slice ran out: CPU 2 stops it and queues it again */
+	stopping(a, true);
+	fake_set_cpu(2);
+	fake_set_curr(2, a);
+	assert_int_equal(preempt_pool(a, 0), 3);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 3);
+	assert_int_equal(fake_kick_at(0)->flags, SCX_KICK_PREEMPT);
+	/* a wakeup of @w, last on CPU 2, from CPU 0: CPU 2 first */
+	fake_set_cpu(0);
+	fake_set_curr(0, lc0);
+	assert_int_equal(preempt_pool(w, 0), 2);
+	assert_int_equal(fake_kick_at(1)->cpu, 2);
+	/* with lc work on CPU 3 too, there is no room but CPU 2's own */
+	scxpol_task_ctx(task(5, 3))->pool = 0;
+	running(&tasks[5]);
+	fake_set_cpu(2);
+	fake_set_curr(2, a);
+	assert_int_equal(preempt_pool(a, 0), -EBUSY);
+	assert_int_equal(fake_nr_kicks(), 2);
+}
+
 static void test_lend_borrow_and_reclaim(void **state)
 {
 	const struct tpool soft[] = { { "lc", SOFT, "0-1", "1" }, { "bg", SOFT, "2-3", "0" } };
@@ -2294,6 +2347,8 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_busy_poller_prev_is_demoted, setup_llc3,
 						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_preempt_pool_spares_the_cpu_putting_the_task,
+						setup_4, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_lend_borrow_and_reclaim, setup_4,
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_own_pool_task_is_not_borrowed, setup_4,

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "host_fake.h"
 #include <scxpol/common.bpf.h>
 #include <scxpol/pool.bpf.h>
 #include <scxpol/pool.h>

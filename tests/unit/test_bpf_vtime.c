@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "host_fake.h"
 #include <scxpol/common.bpf.h>
 #include <scxpol/task.bpf.h>
 #include <scxpol/vtime.bpf.h>

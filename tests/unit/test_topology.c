@@ -743,6 +743,61 @@ static void test_host_sysfs(void **state)
 	scxpol_topo_free(t);
 }
 
+/* scxpol_topo_build() from a loaded topology's numbers: the same topology, in every getter. */
+static void test_build_matches_load(void **state)
+{
+	const struct fake_topo ft = { .nodes = 2, .llcs_per_node = 2, .cores_per_llc = 2,
+				      .threads = 2, .stride = true };
+	int core[16], llc[16], node[16];
+	struct scxpol_topo *t, *b;
+	unsigned int c, i, j;
+
+	(void)state;
+	t = load_fake(&ft);
+	assert_int_equal(scxpol_topo_nr_cpus(t), 16);
+	/* other numbers than the dense ones, in another order */
+	for (c = 0; c < 16; c++) {
+		core[c] = 100 - scxpol_topo_cpu(t, c)->core;
+		llc[c] = 7 * scxpol_topo_cpu(t, c)->llc + 3;
+		node[c] = 2 * scxpol_topo_cpu(t, c)->node + 4;
+	}
+	b = scxpol_topo_build(16, core, llc, node);
+	assert_non_null(b);
+	assert_int_equal(scxpol_topo_nr_cores(b), scxpol_topo_nr_cores(t));
+	assert_int_equal(scxpol_topo_nr_llcs(b), scxpol_topo_nr_llcs(t));
+	assert_int_equal(scxpol_topo_nr_nodes(b), scxpol_topo_nr_nodes(t));
+	for (c = 0; c < 16; c++) {
+		assert_int_equal(scxpol_topo_cpu(b, c)->core, scxpol_topo_cpu(t, c)->core);
+		assert_int_equal(scxpol_topo_cpu(b, c)->llc, scxpol_topo_cpu(t, c)->llc);
+		assert_int_equal(scxpol_topo_cpu(b, c)->node, scxpol_topo_cpu(t, c)->node);
+	}
+	for (i = 0; i < scxpol_topo_nr_llcs(t); i++)
+		for (j = 0; j < scxpol_topo_nr_llcs(t); j++)
+			assert_int_equal(scxpol_topo_llc_distance(b, i, j),
+					 scxpol_topo_llc_distance(t, i, j));
+	assert_int_equal(scxpol_topo_node_id(b, 1), 6);
+	scxpol_topo_free(b);
+	/* without nodes: one, 0 */
+	b = scxpol_topo_build(16, core, llc, NULL);
+	assert_non_null(b);
+	assert_int_equal(scxpol_topo_nr_nodes(b), 1);
+	assert_int_equal(scxpol_topo_node_id(b, 0), 0);
+	scxpol_topo_free(b);
+	/* SMT siblings must share their LLC */
+	llc[1] = llc[0] + 1;
+	core[1] = core[0];
+	assert_null(scxpol_topo_build(16, core, llc, node));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(scxpol_last_error(),
+			    "topology: SMT siblings cpu0 and cpu1 are in different LLCs");
+	core[1] = -1;
+	assert_null(scxpol_topo_build(16, core, llc, node));
+	assert_string_equal(scxpol_last_error(), "topology: cpu1 has a negative core, LLC or node");
+	assert_null(scxpol_topo_build(0, core, llc, node));
+	assert_string_equal(scxpol_last_error(), "topology of 0 CPUs: want 1..65536");
+	scxpol_topo_free(t);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, teardown_tree)
 
 int main(void)
@@ -775,6 +830,7 @@ int main(void)
 		T(test_error_cache),
 		T(test_error_siblings_in_two_llcs),
 		T(test_error_nodes),
+		T(test_build_matches_load),
 		cmocka_unit_test(test_opts_validation),
 		cmocka_unit_test(test_host_sysfs),
 	};
