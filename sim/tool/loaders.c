@@ -211,7 +211,7 @@ static int publish(struct loader *l, const struct scxpol_pool_plan *plan)
 /* scxpol_hint_setup()'s limits, as the meta the BPF side checks hints against. */
 static void hint_meta(struct loader *l, u32 nr_pools, u32 nr_classes, u32 max_importance)
 {
-	struct scxpol_hint_meta m = { .gen = 1, .nr_pools = nr_pools, .nr_classes = nr_classes,
+	struct scxpol_hint_meta m = { .nr_pools = nr_pools, .nr_classes = nr_classes,
 				      .max_importance = max_importance, .nr_slots = HINT_SLOTS };
 	u32 zero = 0;
 
@@ -223,8 +223,8 @@ static int assign_domain(void *ctx, unsigned long long cgroup, int domain)
 {
 	struct loader *l = ctx;
 	struct scxpol_hint h = { .pool = domain, .flags = SCXPOL_HINT_F_POOL };
-	struct scxpol_hint_meta *m;
 	u32 zero = 0;
+	u64 *gen;
 	long r;
 
 	if (domain >= 0)
@@ -232,9 +232,9 @@ static int assign_domain(void *ctx, unsigned long long cgroup, int domain)
 	else
 		r = scxpol_sim_map_delete(sym(l, "scxpol_hint_cgrp"), BPF_MAP_TYPE_HASH, 8,
 					  sizeof(h), HINT_CGROUPS, &cgroup);
-	m = get(l, "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, sizeof(*m), &zero);
-	if (m)
-		m->gen++;
+	gen = get(l, "scxpol_hint_gen", BPF_MAP_TYPE_ARRAY, 4, sizeof(*gen), &zero);
+	if (gen)
+		(*gen)++;
 	return r == -ENOENT && domain < 0 ? 0 : (int)r;
 }
 
