@@ -39,6 +39,16 @@ const volatile s32 rest_pool = SCXPOL_POOL_SHARED;
  * from that CPU (scxpol_pool_kick()).
  */
 const volatile bool kick_enqueue;
+/*
+ * --error-comm, --stall-comm: the two ways the kernel ejects a policy that
+ * no other test takes. A task named error_comm makes enqueue call
+ * scx_bpf_error(); one named stall_comm is queued on a DSQ no CPU
+ * consumes, so the watchdog finds it runnable and not run (the loader's
+ * --timeout-ms shortens the wait). Empty: off.
+ */
+const volatile char error_comm[16];
+const volatile char stall_comm[16];
+#define TESTPOL_STALL_DSQ SCXPOL_DSQ_USER(0)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -69,11 +79,31 @@ static __always_inline s32 testpol_pool_of(struct task_struct *p)
 	return pool ? *pool : rest_pool;
 }
 
+/* Whether @p's comm is @want (a --error-comm or --stall-comm name; "" never matches). */
+static __always_inline bool testpol_comm_is(const struct task_struct *p, const volatile char *want)
+{
+	int i;
+
+	if (!want[0])
+		return false;
+#pragma unroll
+	for (i = 0; i < 16; i++) {
+		if (p->comm[i] != want[i])
+			return false;
+		if (!want[i])
+			break;
+	}
+	return true;
+}
+
 s32 SCXPOL_OPS(testpol_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	struct scxpol_pool_view v;
 	s32 pool = testpol_pool_of(p);
 
+	/* no direct insert: enqueue must see them */
+	if (testpol_comm_is(p, error_comm) || testpol_comm_is(p, stall_comm))
+		return prev_cpu;
 	scxpol_pool_view(&v);
 	if (lose_wake_cpu >= 0 && pool >= 0) {
 		scxpol_pool_assign(&v, p, scxpol_task_ctx(p), pool, slice_ns);
@@ -88,6 +118,15 @@ void SCXPOL_OPS(testpol_enqueue, struct task_struct *p, u64 enq_flags)
 	struct scxpol_pool_view v;
 	s32 pool = testpol_pool_of(p);
 
+	if (testpol_comm_is(p, error_comm)) {
+		scxpol_error("testpol: %s[%d] enqueued: the error --error-comm asks for",
+			      p->comm, p->pid);
+		return;
+	}
+	if (testpol_comm_is(p, stall_comm)) {
+		scxpol_dsq_insert(p, TESTPOL_STALL_DSQ, slice_ns, enq_flags);
+		return;
+	}
 	scxpol_pool_view(&v);
 	if (lose_wake_cpu >= 0 && pool >= 0 && p->nr_cpus_allowed == scx_bpf_nr_cpu_ids()) {
 		scxpol_pool_assign(&v, p, scxpol_task_ctx(p), pool, slice_ns);
@@ -147,7 +186,9 @@ s32 SCXPOL_OPS_SLEEPABLE(testpol_init)
 		.busy_poll_after = busy_poll_after,
 	};
 
-	return scxpol_pool_init(&rule);
+	s32 ret = scxpol_dsq_create(TESTPOL_STALL_DSQ, -1);
+
+	return ret ? ret : scxpol_pool_init(&rule);
 }
 
 void SCXPOL_OPS(testpol_cpu_online, s32 cpu)

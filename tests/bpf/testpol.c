@@ -51,6 +51,8 @@ struct opts {
 	int lose_wake_cpu;			/* --lose-wakes; -1: off */
 	const char *rest;			/* --rest */
 	bool kick_enqueue;			/* --kick-enqueue */
+	const char *error_comm, *stall_comm;	/* --error-comm, --stall-comm */
+	unsigned long long timeout_ms;		/* --timeout-ms; 0: the kernel's */
 	bool require_cover;			/* --require-cover */
 	struct place place[MAX_PLACE];
 	unsigned int nr_place;
@@ -83,6 +85,20 @@ static int pool_index(const struct opts *o, const char *what, const char *name)
 	return pool;
 }
 
+/* --error-comm, --stall-comm: @name (NULL: off) into the 16-byte comm @out */
+static int set_comm(const char *opt, const char *name, char *out)
+{
+	if (!name)
+		return 0;
+	if (!*name || strlen(name) > 15) {
+		fprintf(stderr, "testpol: %s '%s': want a task name of 1 to 15 characters\n",
+			opt, name);
+		return -1;
+	}
+	memcpy(out, name, strlen(name) + 1);
+	return 0;
+}
+
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	struct testpol_bpf *t = skel;
@@ -101,6 +117,10 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	}
 	t->rodata->lose_wake_cpu = o->lose_wake_cpu;
 	t->rodata->kick_enqueue = o->kick_enqueue;
+	if (set_comm("--error-comm", o->error_comm, (char *)t->rodata->error_comm) ||
+	    set_comm("--stall-comm", o->stall_comm, (char *)t->rodata->stall_comm))
+		return -EINVAL;
+	t->struct_ops.testpol_ops->timeout_ms = (unsigned int)o->timeout_ms;
 	if (o->rest) {
 		int rest = pool_index(o, "--rest", o->rest);
 
@@ -396,6 +416,10 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                       library's watch)\n"
 		   "  --kick-enqueue       every enqueue also kicks the task's CPU (tests kicks\n"
 		   "                       made on a CPU going offline)\n"
+		   "  --error-comm COMM    enqueueing a task named COMM calls scx_bpf_error()\n"
+		   "  --stall-comm COMM    tasks named COMM are queued where no CPU takes them:\n"
+		   "                       the watchdog ejects the policy\n"
+		   "  --timeout-ms MS      the watchdog's timeout (1..30000; default the kernel's)\n"
 		   "  -s SLICE_US          time slice in microseconds (default 5000)\n");
 	scxpol_cli_usage(c, f);
 	fprintf(f, "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
@@ -463,6 +487,16 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'K':
 		o->kick_enqueue = true;
 		break;
+	case 'E':
+		o->error_comm = arg;
+		break;
+	case 'S':
+		o->stall_comm = arg;
+		break;
+	case 'T':
+		if (scxpol_cli_parse_uint("--timeout-ms", arg, 1, 30000, &o->timeout_ms))
+			return scxpol_cli_usage_error(c);
+		break;
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
@@ -482,6 +516,9 @@ int main(int argc, char **argv)
 		{ "lose-wakes", required_argument, NULL, 'L' },
 		{ "rest", required_argument, NULL, 'R' },
 		{ "kick-enqueue", no_argument, NULL, 'K' },
+		{ "error-comm", required_argument, NULL, 'E' },
+		{ "stall-comm", required_argument, NULL, 'S' },
+		{ "timeout-ms", required_argument, NULL, 'T' },
 		{ 0 },
 	};
 	struct opts o = { .slice_us = 5000, .lose_wake_cpu = -1 };

@@ -78,6 +78,16 @@ assert_attached() {
 	expect_eq "sched_ext root/ops" "$(scx_ops)" "$1"
 }
 
+# expect_stall begin|end: bracket a watchdog stall a test provokes on
+# purpose; scripts/vm-run does not count the sched_ext console lines
+# between the two as a failure.
+expect_stall() {
+	case $1 in
+	begin) echo "scxpol-vm: expect a sched_ext stall" >/dev/kmsg ;;
+	end) echo "scxpol-vm: end of the expected stall" >/dev/kmsg ;;
+	esac
+}
+
 # nap SECS: sleep SECS without a fork (a timed read of a fifo nobody
 # writes), for loops that poll: under the emulator a process per poll
 # costs a measurable share of the guest's CPUs, which the policy under
