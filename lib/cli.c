@@ -33,6 +33,7 @@ enum {
 	OPT_STATS_SOCKET,
 	OPT_MAX_RESTARTS,
 	OPT_HINT_PRUNE,
+	OPT_TIMEOUT_MS,
 };
 
 /* The common options: all of them, those a program does not offer refused by common_option(). */
@@ -43,6 +44,7 @@ static const struct option common_opts[] = {
 	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
 	{ "max-restarts", required_argument, NULL, OPT_MAX_RESTARTS },
 	{ "hint-prune", required_argument, NULL, OPT_HINT_PRUNE },
+	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT_MS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 };
@@ -59,6 +61,8 @@ static bool known(const struct scxpol_cli *c, int opt)
 		return OPTS_HAS(c, max_restarts);
 	if (opt == OPT_HINT_PRUNE)
 		return OPTS_HAS(c, hint_prune_ms);
+	if (opt == OPT_TIMEOUT_MS)
+		return OPTS_HAS(c, timeout_ms);
 	return true;
 }
 #define COMMON_SHORTOPTS "vh"
@@ -252,6 +256,10 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 			usage_line(f, "--max-restarts N", "give up after N restarts (CPU hotplug, "
 				   "or the kernel\n                       asks); 0: none (default: no "
 				   "limit)");
+		if (known(c, OPT_TIMEOUT_MS))
+			usage_line(f, "--timeout-ms MS", "the kernel watchdog's timeout: a task "
+				   "not run for MS ms\n                       ejects the policy "
+				   "(1..30000; default the policy's)");
 	}
 	if ((flags & SCXPOL_CLI_HINTS) && known(c, OPT_HINT_PRUNE))
 		usage_line(f, "--hint-prune SECS", "remove the hints of gone tasks and cgroups "
@@ -285,6 +293,7 @@ static unsigned int needs(int opt)
 	case OPT_VERIFIER_STATS:
 	case OPT_LOAD_ONLY:
 	case OPT_MAX_RESTARTS:
+	case OPT_TIMEOUT_MS:
 		return SCXPOL_CLI_LOAD;
 	case OPT_PIN_GROUP:
 		return SCXPOL_CLI_PIN_GROUP;
@@ -357,6 +366,10 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 			return scxpol_cli_usage_error(c);
 		c->hint_prune_ms = (unsigned int)n * 1000;
 		c->no_hint_prune = !n;
+		return SCXPOL_CLI_CONTINUE;
+	case OPT_TIMEOUT_MS:
+		if (scxpol_cli_parse_uint("--timeout-ms", arg, 1, 30000, &c->timeout_ms))
+			return scxpol_cli_usage_error(c);
 		return SCXPOL_CLI_CONTINUE;
 	}
 	/* '?': getopt_long() has said what is wrong */
@@ -554,7 +567,11 @@ int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 	/* before anything is loaded or attached, not when the run starts */
 	else if (!OPTS_VALID(ro, scxpol_run_opts))
 		r = -EINVAL;
+	else if (OPTS_GET(c, timeout_ms, 0))
+		r = scxpol_sched_set_timeout(s, (unsigned int)c->timeout_ms);
 	else
+		r = 0;
+	if (!r)
 		r = scxpol_sched_load(s);
 	if (!r && OPTS_GET(c, verifier_stats, false)) {
 		r = scxpol_sched_print_prog_stats(s, out);

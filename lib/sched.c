@@ -54,6 +54,8 @@ struct scxpol_sched {
 	struct scxpol_exit_record exit;
 	bool have_exit;
 	unsigned int restarts;
+	/* scxpol_sched_set_timeout()'s, 0: none; what the object had before it */
+	unsigned int timeout_ms, timeout_bpf;
 	/* the last run ended on a restart no_restart refused: what asked for it */
 	bool restart_refused;
 	char refused_why[SCXPOL_EXIT_MSG_LEN + 64];
@@ -322,6 +324,25 @@ static int read_hotplug_seq(struct scxpol_sched *s, unsigned long long *seq)
 }
 
 /* Open the skeleton, learn the policy name, run the configure hook. */
+/* The ops' timeout_ms: scxpol_sched_set_timeout()'s, else as the BPF side and configure left it. */
+static int apply_timeout(struct scxpol_sched *s)
+{
+	unsigned int *t;
+	size_t sz;
+
+	t = ops_field(s, "timeout_ms", &sz);
+	if (!t || sz != sizeof(*t)) {
+		if (!s->timeout_ms)
+			return 0;
+		return scxpol_err(ENOENT, "%s: struct_ops map '%s' has no timeout_ms field",
+				  s->name, bpf_map__name(s->ops_map));
+	}
+	s->timeout_bpf = *t;
+	if (s->timeout_ms)
+		*t = s->timeout_ms;
+	return 0;
+}
+
 static int open_skeleton(struct scxpol_sched *s)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts);
@@ -372,7 +393,8 @@ static int open_skeleton(struct scxpol_sched *s)
 		if (r)
 			return hook_failed(s, "configure", r);
 	}
-	return scxpol_stats_check_object(s->obj, s->name);
+	r = apply_timeout(s);
+	return r ? r : scxpol_stats_check_object(s->obj, s->name);
 }
 
 static void close_object(struct scxpol_sched *s);
@@ -823,6 +845,30 @@ const char *scxpol_sched_pin_root(const struct scxpol_sched *s)
 const char *scxpol_sched_restart_refused(const struct scxpol_sched *s)
 {
 	return s->restart_refused ? s->refused_why : NULL;
+}
+
+int scxpol_sched_set_timeout(struct scxpol_sched *s, unsigned int ms)
+{
+	SCXPOL_NONNULL(s, "scheduler");
+	unsigned int *t;
+	size_t sz;
+
+	if (ms > 30000)
+		return scxpol_err(EINVAL, "%s: watchdog timeout %u ms: want 1..30000 (the kernel's "
+				  "limit), or 0 for the policy's own", s->name, ms);
+	if (s->loaded)
+		return scxpol_err(EBUSY, "%s: the watchdog timeout is set before the load",
+				  s->name);
+	/* after a refused load the object is closed: the next load's open applies it */
+	if (s->obj) {
+		t = ops_field(s, "timeout_ms", &sz);
+		if (!t || sz != sizeof(*t))
+			return scxpol_err(ENOENT, "%s: struct_ops map '%s' has no timeout_ms field",
+					  s->name, bpf_map__name(s->ops_map));
+		*t = ms ? ms : s->timeout_bpf;
+	}
+	s->timeout_ms = ms;
+	return 0;
 }
 
 unsigned int scxpol_sched_restarts(const struct scxpol_sched *s)

@@ -117,7 +117,10 @@ SCXPOL_API int scxpol_cli_parse_group(const char *opt, const char *arg, int *gid
 
 /* What a program offers besides -v and -h (struct scxpol_cli.flags). */
 enum scxpol_cli_flags {
-	/* --verifier-stats, --load-only, --max-restarts: the program loads a policy */
+	/*
+	 * --verifier-stats, --load-only, --max-restarts, --timeout-ms: the
+	 * program loads a policy
+	 */
 	SCXPOL_CLI_LOAD = 1 << 0,
 	/* --pin-group: the policy pins maps (hints) others may write */
 	SCXPOL_CLI_PIN_GROUP = 1 << 1,
@@ -201,8 +204,10 @@ struct scxpol_cli {
 	 */
 	bool no_hint_prune;
 	unsigned int hint_prune_ms;
+	/* --timeout-ms MS: scxpol_cli_run() calls scxpol_sched_set_timeout(MS); 0: not given */
+	unsigned long long timeout_ms;
 };
-#define scxpol_cli__last_field hint_prune_ms
+#define scxpol_cli__last_field timeout_ms
 
 /* "Go on": any other return of the functions below is an exit status. */
 #define SCXPOL_CLI_CONTINUE (-1)
@@ -221,13 +226,14 @@ struct scxpol_cli {
  *     argument: its message goes to stderr, and only when @c's err is
  *     stderr), or a common option @c's flags do not offer ("<prog>:
  *     unrecognized option '<name>'"), each followed by the usage on @c's
- *     err; a bad --pin-group, --max-restarts or --hint-prune ("<prog>:
+ *     err; a bad --pin-group, --max-restarts, --hint-prune or --timeout-ms ("<prog>:
  *     <message>"); an operand ("<prog>: unexpected argument '<first>'
  *     (see --help)"); or a mistake of the program: own options that
  *     redefine a common one, own options without @c's option, a @c too
- *     small (its sz). A @c whose sz ends before max_restarts or
- *     hint_prune_ms (a program built before it) is not offered
- *     --max-restarts or --hint-prune, and may have an option of that name.
+ *     small (its sz). A @c whose sz ends before max_restarts,
+ *     hint_prune_ms or timeout_ms (a program built before it) is not
+ *     offered --max-restarts, --hint-prune or --timeout-ms, and may have
+ *     an option of that name.
  * Starts getopt_long() over (optind), so it may be called again.
  */
 SCXPOL_API int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv);

@@ -131,6 +131,17 @@ SCXPOL_API const char *scxpol_sched_pin_root(const struct scxpol_sched *s);
 /* Whether the BPF side has recorded an exit (the scheduler stopped). */
 SCXPOL_API bool scxpol_sched_exited(struct scxpol_sched *s);
 
+/*
+ * scxpol_sched_set_timeout - the kernel watchdog's timeout for this policy
+ * (ops.timeout_ms): a runnable task no CPU runs for @ms ejects the policy
+ * with ERROR_STALL. 1..30000 (the kernel's limit, and its default when
+ * the BPF side sets none); 0 goes back to what the BPF side and the
+ * configure hook set. Before the load; kept across the restarts of
+ * scxpol_sched_run(). -EINVAL out of range, -EBUSY once loaded, -ENOENT
+ * if the struct_ops has no timeout_ms field.
+ */
+SCXPOL_API int scxpol_sched_set_timeout(struct scxpol_sched *s, unsigned int ms);
+
 /* How many times scxpol_sched_run() restarted the policy. */
 SCXPOL_API unsigned int scxpol_sched_restarts(const struct scxpol_sched *s);
 

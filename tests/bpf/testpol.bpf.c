@@ -43,7 +43,7 @@ const volatile bool kick_enqueue;
  * --error-comm, --stall-comm: the two ways the kernel ejects a policy that
  * no other test takes. A task named error_comm makes enqueue call
  * scx_bpf_error(); one named stall_comm is queued on a DSQ no CPU
- * consumes, so the watchdog finds it runnable and not run (the loader's
+ * consumes, so the watchdog finds it runnable and not run (the library's
  * --timeout-ms shortens the wait). Empty: off.
  */
 const volatile char error_comm[16];

@@ -52,7 +52,6 @@ struct opts {
 	const char *rest;			/* --rest */
 	bool kick_enqueue;			/* --kick-enqueue */
 	const char *error_comm, *stall_comm;	/* --error-comm, --stall-comm */
-	unsigned long long timeout_ms;		/* --timeout-ms; 0: the kernel's */
 	bool require_cover;			/* --require-cover */
 	struct place place[MAX_PLACE];
 	unsigned int nr_place;
@@ -120,7 +119,6 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	if (set_comm("--error-comm", o->error_comm, (char *)t->rodata->error_comm) ||
 	    set_comm("--stall-comm", o->stall_comm, (char *)t->rodata->stall_comm))
 		return -EINVAL;
-	t->struct_ops.testpol_ops->timeout_ms = (unsigned int)o->timeout_ms;
 	if (o->rest) {
 		int rest = pool_index(o, "--rest", o->rest);
 
@@ -418,8 +416,7 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "                       made on a CPU going offline)\n"
 		   "  --error-comm COMM    enqueueing a task named COMM calls scx_bpf_error()\n"
 		   "  --stall-comm COMM    tasks named COMM are queued where no CPU takes them:\n"
-		   "                       the watchdog ejects the policy\n"
-		   "  --timeout-ms MS      the watchdog's timeout (1..30000; default the kernel's)\n"
+		   "                       the watchdog ejects the policy (see --timeout-ms)\n"
 		   "  -s SLICE_US          time slice in microseconds (default 5000)\n");
 	scxpol_cli_usage(c, f);
 	fprintf(f, "SIGUSR2 prints the stats counters and pools; they are printed at exit too.\n");
@@ -493,10 +490,7 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 	case 'S':
 		o->stall_comm = arg;
 		break;
-	case 'T':
-		if (scxpol_cli_parse_uint("--timeout-ms", arg, 1, 30000, &o->timeout_ms))
-			return scxpol_cli_usage_error(c);
-		break;
+
 	}
 	return SCXPOL_CLI_CONTINUE;
 }
@@ -518,7 +512,6 @@ int main(int argc, char **argv)
 		{ "kick-enqueue", no_argument, NULL, 'K' },
 		{ "error-comm", required_argument, NULL, 'E' },
 		{ "stall-comm", required_argument, NULL, 'S' },
-		{ "timeout-ms", required_argument, NULL, 'T' },
 		{ 0 },
 	};
 	struct opts o = { .slice_us = 5000, .lose_wake_cpu = -1 };

@@ -284,6 +284,8 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 	"  --verifier-stats     print each program's verified instructions\n"       \
 	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
 	"                       asks); 0: none (default: no limit)\n"      \
+	"  --timeout-ms MS      the kernel watchdog's timeout: a task not run for MS ms\n" \
+	"                       ejects the policy (1..30000; default the policy's)\n" \
 	"  --hint-prune SECS    remove the hints of gone tasks and cgroups at attach\n" \
 	"                       and every SECS s (default 60); 0: never\n"                   \
 	"  -v, --verbose        verbose (library and libbpf messages)\n"             \
@@ -297,10 +299,16 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 #define USAGE_LOAD_OLD                                                               \
 	"  --load-only          load through the verifier, then exit\n"              \
 	"  --verifier-stats     print each program's verified instructions\n"
-#define USAGE_LOAD                                                                   \
+/* (a program built before --timeout-ms: without its lines) */
+#define USAGE_LOAD_RESTARTS                                                          \
 	USAGE_LOAD_OLD                                                               \
 	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
-	"                       asks); 0: none (default: no limit)\n"      \
+	"                       asks); 0: none (default: no limit)\n"
+#define USAGE_LOAD_PRE_TIMEOUT USAGE_LOAD_RESTARTS USAGE_VH
+#define USAGE_LOAD                                                                   \
+	USAGE_LOAD_RESTARTS                                                          \
+	"  --timeout-ms MS      the kernel watchdog's timeout: a task not run for MS ms\n" \
+	"                       ejects the policy (1..30000; default the policy's)\n" \
 	USAGE_VH
 
 /* The program's own options: -s/--slice-us, --version, and --fast (a flag entry). */
@@ -351,7 +359,7 @@ struct parse {
 static int parse(struct parse *p, const char *prog, unsigned int flags, scxpol_cli_usage_fn usage,
 		 char *const *args)
 {
-	char *argv[16];
+	char *argv[24];
 	int argc = 0, r;
 
 	memset(p, 0, sizeof(*p));
@@ -360,7 +368,7 @@ static int parse(struct parse *p, const char *prog, unsigned int flags, scxpol_c
 				      .usage = usage, .out = p->st.out, .err = p->st.err,
 				      .options = mypol_opts, .shortopts = "s:",
 				      .option = mypol_option, .ctx = &p->m };
-	while (args[argc] && argc < 15) {
+	while (args[argc] && argc < 23) {
 		argv[argc] = args[argc];
 		argc++;
 	}
@@ -375,7 +383,7 @@ static void test_values(void **state)
 {
 	char *all[] = { "mypol", "-s", "5", "--pin-group", "4242", "--verifier-stats",
 			"--load-only", "--stats-socket", "/tmp/x.sock", "--fast", "-v",
-			"--max-restarts", "3", "--hint-prune", "5", NULL };
+			"--max-restarts", "3", "--hint-prune", "5", "--timeout-ms", "4000", NULL };
 	char *no_restart[] = { "mypol", "--max-restarts", "0", "--hint-prune", "0", NULL };
 	char *none[] = { "mypol", NULL };
 	struct parse p;
@@ -395,6 +403,7 @@ static void test_values(void **state)
 	assert_false(p.cli.no_restart);
 	assert_int_equal(p.cli.hint_prune_ms, 5000);
 	assert_false(p.cli.no_hint_prune);
+	assert_int_equal(p.cli.timeout_ms, 4000);
 	expect_streams(&p.st, "", "");
 
 	/* --max-restarts 0: scxpol_sched_run()'s no_restart (its max_restarts 0 is "no limit") */
@@ -519,13 +528,24 @@ static void test_max_restarts_old_struct(void **state)
 			"max-restarts", "usage: minimal [options]\n" USAGE_LOAD_OLD USAGE_VH);
 }
 
+/* The same for a program built before --timeout-ms. */
+static void test_timeout_old_struct(void **state)
+{
+	(void)state;
+	old_struct_case("ads", SCXPOL_CLI_LOAD | SCXPOL_CLI_HINTS,
+			offsetof(struct scxpol_cli, timeout_ms), "timeout-ms",
+			"usage: ads [options]\n" USAGE_LOAD_RESTARTS
+			"  --hint-prune SECS    remove the hints of gone tasks and cgroups at attach\n"
+			"                       and every SECS s (default 60); 0: never\n" USAGE_VH);
+}
+
 /* The same for a program built before --hint-prune, which offers the rest. */
 static void test_hint_prune_old_struct(void **state)
 {
 	(void)state;
 	old_struct_case("ads", SCXPOL_CLI_LOAD | SCXPOL_CLI_HINTS,
 			offsetof(struct scxpol_cli, no_hint_prune), "hint-prune",
-			"usage: ads [options]\n" USAGE_LOAD);
+			"usage: ads [options]\n" USAGE_LOAD_PRE_TIMEOUT);
 }
 
 /* A second parse starts over (getopt's optind), with operands moved after the options. */
@@ -575,6 +595,12 @@ static const struct {
 	  "mypol: -s '0': want a whole number in 1..1000000\n" },
 	{ "faas", ALL_FLAGS, NULL, { "faas", "--pin-group", "no-such-group" }, 2, "",
 	  "faas: --pin-group 'no-such-group': no such group\n" },
+	{ "ads", ALL_FLAGS, NULL, { "ads", "--timeout-ms", "0" }, 2, "",
+	  "ads: --timeout-ms '0': want a whole number in 1..30000\n" },
+	{ "ads", ALL_FLAGS, NULL, { "ads", "--timeout-ms", "30001" }, 2, "",
+	  "ads: --timeout-ms '30001': want a whole number in 1..30000\n" },
+	{ "faas-replay", 0, NULL, { "faas-replay", "--timeout-ms", "5" }, 2, "",
+	  "faas-replay: unrecognized option '--timeout-ms'\nusage: faas-replay [options]\n" USAGE_VH },
 	{ "ads", ALL_FLAGS, NULL, { "ads", "--max-restarts", "-1" }, 2, "",
 	  "ads: --max-restarts '-1': want a whole number in 0..4294967295\n" },
 	{ "ads", ALL_FLAGS, NULL, { "ads", "--max-restarts", "4294967296" }, 2, "",
@@ -846,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_parse_twice),
 		cmocka_unit_test(test_max_restarts_old_struct),
 		cmocka_unit_test(test_hint_prune_old_struct),
+		cmocka_unit_test(test_timeout_old_struct),
 		cmocka_unit_test(test_endings),
 		cmocka_unit_test(test_help_unwritable),
 		cmocka_unit_test(test_finish),
