@@ -256,8 +256,16 @@ SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int 
  */
 SCXPOL_HIDDEN int scxpol_stats_check_object(struct bpf_object *obj, const char *policy);
 
+/* The library's counter names, in enum scxpol_stat order (lib/stats.c). */
+SCXPOL_HIDDEN extern const char *const scxpol_stats_lib_names[SCXPOL_STAT_NR];
 /*
- * Stats internals (lib/stats.c), exposed for tests and for the
+ * scxpol_stats_read() without touching the caller's last error: the
+ * message goes into @err (lib/stats.c; the "stats" request's answer).
+ */
+SCXPOL_HIDDEN int scxpol_stats_read_msg(struct scxpol_sched *s, const struct scxpol_stats_opts *o,
+					struct scxpol_stats *out, char *err, size_t len);
+/*
+ * Stats internals (lib/stats_json.c), exposed for tests and for the
  * server (lib/stats_socket.c). parse_request: the "req" of one request
  * line into @req, or a negative errno with the reason in @err. respond:
  * the response line (malloc'd, no newline) to a request line; NULL when

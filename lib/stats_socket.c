@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Stats over a Unix socket: the server thread that answers request lines
- * (scxpol_stats_respond() builds the answers) and the client's request.
+ * (lib/stats_json.c's scxpol_stats_respond() builds the answers) and the
+ * client's request.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -118,7 +118,9 @@ SCXPOL_API const struct scxpol_stat_value *scxpol_stats_find(const struct scxpol
  * > 0). A snapshot scxpol_stats_parse() would not read back the same is
  * -EINVAL, with the field named in scxpol_last_error(): nr or nr_pools
  * beyond the arrays, a counter name empty or given to two counters, text
- * that is not NUL-terminated in its array or not UTF-8.
+ * that is not NUL-terminated in its array or not UTF-8; -ERANGE for a
+ * number (a counter, time_ns, a pool's queued) above INT64_MAX, the
+ * largest integer of the JSON library (jansson).
  */
 SCXPOL_API int scxpol_stats_json(const struct scxpol_stats *st, char *buf, size_t len);
 
@@ -130,10 +132,10 @@ SCXPOL_API int scxpol_stats_json_file(const struct scxpol_stats *st, FILE *f);
 
 /*
  * scxpol_stats_parse - the inverse: parse a snapshot in @json into @out.
- * -EINVAL with the column of the problem (and its line, in text of several
- * lines) for malformed input (text that is not UTF-8, a member name given
- * twice in an object included), or naming the member that is missing or
- * of the wrong type.
+ * -EINVAL with the line and column of the problem for malformed input
+ * (text that is not UTF-8, a member name given twice in an object, a
+ * number above INT64_MAX included), or naming the member that is missing
+ * or of the wrong type.
  */
 SCXPOL_API int scxpol_stats_parse(const char *json, struct scxpol_stats *out);
 

@@ -185,7 +185,7 @@ static void fill(struct scxpol_stats *st)
 	snprintf(st->v[0].name, SCXPOL_STAT_NAME_LEN, "enqueue");
 	st->v[0].value = 42;
 	snprintf(st->v[1].name, SCXPOL_STAT_NAME_LEN, "hint_reject");
-	st->v[1].value = 18446744073709551615ULL;
+	st->v[1].value = INT64_MAX;
 	snprintf(st->v[2].name, SCXPOL_STAT_NAME_LEN, "my_counter");
 	st->v[2].value = 0;
 	st->nr = 3;
@@ -201,7 +201,7 @@ static void fill(struct scxpol_stats *st)
 
 static const char known_json[] =
 	"{\"policy\":\"ads\",\"restarts\":2,\"time_ns\":123456789,"
-	"\"counters\":{\"enqueue\":42,\"hint_reject\":18446744073709551615,\"my_counter\":0},"
+	"\"counters\":{\"enqueue\":42,\"hint_reject\":9223372036854775807,\"my_counter\":0},"
 	"\"pools\":[{\"name\":\"lc\",\"cpus\":\"0-3,8\",\"nr_cpus\":5,\"queued\":7},"
 	"{\"name\":\"bg\",\"cpus\":\"4-7\",\"nr_cpus\":4,\"queued\":0}]}";
 
@@ -230,7 +230,7 @@ static void test_json_escapes_policy(void **state)
 	memset(&st, 0, sizeof(st));
 	snprintf(st.policy, sizeof(st.policy), "a\"b\\c\n\x01");
 	assert_true(scxpol_stats_json(&st, buf, sizeof(buf)) > 0);
-	assert_string_equal(buf, "{\"policy\":\"a\\\"b\\\\c\\u000a\\u0001\",\"restarts\":0,"
+	assert_string_equal(buf, "{\"policy\":\"a\\\"b\\\\c\\n\\u0001\",\"restarts\":0,"
 				 "\"time_ns\":0,\"counters\":{},\"pools\":[]}");
 	assert_true(valid_json(buf));
 }
@@ -355,6 +355,24 @@ static void test_json_refuses_bad_snapshots(void **state)
 	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: nr_pools is 65, more than its 64 "
 			    "pool slots");
+
+	/* numbers beyond jansson's signed 64-bit integers: refused, not cut */
+	fill(&st);
+	st.v[1].value = (uint64_t)INT64_MAX + 1;
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -ERANGE);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: counter 'hint_reject' is "
+			    "9223372036854775808, more than 9223372036854775807, the largest integer "
+			    "the JSON library (jansson) handles");
+	assert_string_equal(buf, "");
+	fill(&st);
+	st.pools[1].queued = UINT64_MAX;
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -ERANGE);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: pool 1's queued is "
+			    "18446744073709551615, more than 9223372036854775807, the largest integer "
+			    "the JSON library (jansson) handles");
+	fill(&st);
+	st.time_ns = UINT64_MAX;
+	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -ERANGE);
 }
 
 static void test_parse_utf8_and_members(void **state)
@@ -374,14 +392,15 @@ static void test_parse_utf8_and_members(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad_utf8) / sizeof(bad_utf8[0]); i++) {
 		assert_int_equal(scxpol_stats_parse(bad_utf8[i], &back), -EINVAL);
-		assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 15: a "
-				    "string that is not UTF-8");
+		snprintf(want, sizeof(want), "stats snapshot: bad JSON at line 1, column 14: unable "
+			 "to decode byte 0x%02x near '\"caf'", (unsigned char)bad_utf8[i][14]);
+		assert_string_equal(scxpol_last_error(), want);
 	}
 
-	/* the first second name in the text is the one named */
+	/* the first second name in the text is the one named, where it ends */
 	assert_int_equal(scxpol_stats_parse("{\"a\":1,\"b\":2,\"b\":3,\"a\":4}", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 14: member "
-			    "\"b\" given twice");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 16: "
+			    "duplicate object key near '\"b\"'");
 
 	/* a name given twice among 10^5 members, far apart */
 	big = malloc(nr * 12 + 64);
@@ -392,8 +411,8 @@ static void test_parse_utf8_and_members(void **state)
 	at = n;
 	sprintf(big + n, "\"k000000\":1}");
 	assert_int_equal(scxpol_stats_parse(big, &back), -EINVAL);
-	snprintf(want, sizeof(want), "stats snapshot: bad JSON at column %zu: member \"k000000\" "
-		 "given twice", at + 1);
+	snprintf(want, sizeof(want), "stats snapshot: bad JSON at line 1, column %zu: duplicate "
+		 "object key near '\"k000000\"'", at + 9);
 	assert_string_equal(scxpol_last_error(), want);
 	free(big);
 }
@@ -408,34 +427,34 @@ static void test_parse_roundtrip_and_errors(void **state)
 	assert_string_equal(back.policy, "ads");
 	assert_int_equal(back.restarts, 2);
 	assert_int_equal(back.nr, 3);
-	assert_true(back.v[1].value == 18446744073709551615ULL);
+	assert_true(back.v[1].value == INT64_MAX);
 	assert_int_equal(back.nr_pools, 2);
 	assert_string_equal(back.pools[0].cpus, "0-3,8");
 	assert_int_equal(back.pools[1].nr_cpus, 4);
 
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 15: expected "
-			    "a member name (the text ends there)");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 14: "
+			    "string or '}' expected near end of file");
 	/* a counter given twice: refused, not read as the first one twice */
 	assert_int_equal(scxpol_stats_parse("{\"counters\":{\"a\":1,\"a\":2}}", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 20: member "
-			    "\"a\" given twice");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 22: "
+			    "duplicate object key near '\"a\"'");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":1}", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: \"policy\" is a number, not a string");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":-1}", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: \"restarts\" is a negative, "
-			    "fractional or huge number, not an unsigned integer");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"restarts\" is a negative or "
+			    "fractional number, not an unsigned integer");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":"
 					    "18446744073709551616}", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: \"time_ns\" is a negative, "
-			    "fractional or huge number, not an unsigned integer");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 57: "
+			    "too big integer near '18446744073709551616'");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":1,"
 					    "\"counters\":[]}", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: \"counters\" is an array, not an object");
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":1,"
 					    "\"counters\":{\"x\":1.5},\"pools\":[]}", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: \"x\" is a negative, fractional "
-			    "or huge number, not an unsigned integer");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"x\" is a negative or fractional "
+			    "number, not an unsigned integer");
 	/* members kept in an unsigned int: too large is an error, not cut to 32 bits */
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":4294967297,"
 					    "\"time_ns\":1,\"counters\":{},\"pools\":[]}", &back),
@@ -455,17 +474,18 @@ static void test_parse_roundtrip_and_errors(void **state)
 	assert_int_equal(back.restarts, 4294967295U);
 	assert_int_equal(back.pools[0].nr_cpus, 4294967295U);
 	assert_int_equal(scxpol_stats_parse("{} x", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at column 4: text after the value");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 4: end of file "
+			    "expected near 'x'");
 	/* text over several lines (as jq prints it): the line, and the column in it */
 	assert_int_equal(scxpol_stats_parse("{\n  \"policy\": x\n}", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 2, column 13: "
-			    "unexpected 'x'");
+			    "invalid token near 'x'");
 	assert_int_equal(scxpol_stats_parse("{\n  \"a\": 1,\n  \"a\": 2\n}", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 3: "
-			    "member \"a\" given twice");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 5: "
+			    "duplicate object key near '\"a\"'");
 	assert_int_equal(scxpol_stats_parse("{\r\n\"policy\": \"a\",\n", &back), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 1: "
-			    "expected a member name (the text ends there)");
+	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 0: "
+			    "string or '}' expected near end of file");
 }
 
 /* --- requests --------------------------------------------------------------- */
@@ -492,22 +512,23 @@ static void test_request_parsing(void **state)
 	assert_int_equal(req("{\"req\":7}", r, err), -EINVAL);
 	assert_string_equal(err, "\"req\" is a number, not a string");
 	assert_int_equal(req("{\"req\":\"stats\"", r, err), -EINVAL);
-	assert_string_equal(err, "bad JSON at column 15: expected ',' or '}' (the text ends there)");
+	assert_string_equal(err, "bad JSON at line 1, column 14: '}' expected near end of file");
 	assert_int_equal(req("{\"req\":'stats'}", r, err), -EINVAL);
-	assert_string_equal(err, "bad JSON at column 8: unexpected '''");
+	assert_string_equal(err, "bad JSON at line 1, column 8: invalid token near '''");
 	assert_int_equal(req("{\"req\":\"a\\qb\"}", r, err), -EINVAL);
-	assert_string_equal(err, "bad JSON at column 11: bad escape in a string");
+	assert_string_equal(err, "bad JSON at line 1, column 11: invalid escape near '\"a\\q'");
 	assert_int_equal(req("{\"req\":\"\\ud800\"}", r, err), -EINVAL);
-	assert_string_equal(err, "bad JSON at column 15: unpaired high surrogate");
+	assert_string_equal(err, "bad JSON at line 1, column 15: invalid Unicode '\\uD800' near "
+			    "'\"\\ud800\"'");
 	assert_int_equal(req("", r, err), -EINVAL);
-	assert_string_equal(err, "bad JSON at column 1: expected a value (the text ends there)");
+	assert_string_equal(err, "bad JSON at line 1, column 0: unexpected token near end of file");
 	/* a NUL byte is not white space */
 	assert_int_equal(scxpol_stats_parse_request("{\"req\":\"list\"}\0", 15, r, 64, err, 256),
 			 -EINVAL);
-	assert_string_equal(err, "bad JSON at column 15: text after the value");
+	assert_string_equal(err, "bad JSON: a NUL byte at offset 14");
 	assert_int_equal(scxpol_stats_parse_request("\0{\"req\":\"list\"}", 15, r, 64, err, 256),
 			 -EINVAL);
-	assert_string_equal(err, "bad JSON at column 1: unexpected byte");
+	assert_string_equal(err, "bad JSON: a NUL byte at offset 0");
 
 	memset(big, ' ', sizeof(big));
 	big[sizeof(big) - 1] = '\0';
@@ -518,11 +539,12 @@ static void test_request_parsing(void **state)
 			 -E2BIG);
 	assert_string_equal(err, "request longer than 4096 bytes");
 
-	/* nesting is bounded */
-	memset(big, '[', 200);
-	big[200] = '\0';
+	/* nesting is bounded (by jansson's parser, at 2048 levels) */
+	memset(big, '[', SCXPOL_STATS_MAX_LINE);
+	big[SCXPOL_STATS_MAX_LINE] = '\0';
 	assert_int_equal(req(big, r, err), -EINVAL);
-	assert_string_equal(err, "bad JSON at column 33: nested too deeply");
+	assert_string_equal(err, "bad JSON at line 1, column 2049: maximum parsing depth reached "
+			    "near '['");
 }
 
 static struct scxpol_sched *open_minimal(void)
@@ -568,19 +590,25 @@ static void test_respond(void **state)
 			       "loaded (restarting?)\"}");
 	free(r);
 
-	/* a name cut inside its last character by the message's "%.40s" */
+	/* a name given twice, too long for jansson's message to quote */
 	snprintf(want, sizeof(want), "{\"req\":\"stats\",\"%s\xc3\xa9\":1,\"%s\xc3\xa9\":2}",
 		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
 	r = scxpol_stats_respond(s, &so, want, strlen(want));
-	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at column 62: "
-			       "member \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\ufffd\\\" given "
-			       "twice\"}");
+	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at line 1, "
+			       "column 102: duplicate object key\"}");
+	assert_true(valid_json(r));
+	free(r);
+
+	/* message text cut inside a character: the byte left over becomes U+FFFD */
+	r = scxpol_stats_error_response(EINVAL, "policy 'caf\xc3\xa9' is not loaded, nor 'caf\xc3'");
+	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"policy 'caf\xc3\xa9' is not "
+			       "loaded, nor 'caf\xef\xbf\xbd'\"}");
 	assert_true(valid_json(r));
 	free(r);
 
 	r = scxpol_stats_respond(s, &so, "nope", 4);
-	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at column 1: "
-			       "unexpected 'n'\"}");
+	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at line 1, "
+			       "column 4: invalid token near 'nope'\"}");
 	free(r);
 	scxpol_sched_close(s);
 }
@@ -1224,8 +1252,8 @@ static void test_server_line_ends(void **state)
 	assert_int_equal(send(fd, "\0\n{\"req\":\"x\"}", 13, 0), 13);
 	shutdown(fd, SHUT_WR);
 	read_all(fd, buf, sizeof(buf));
-	assert_string_equal(buf, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON at column 1: "
-				 "unexpected byte\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
+	assert_string_equal(buf, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON: a NUL byte at "
+				 "offset 0\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
 				 "request \\\"x\\\"; known: list, stats\"}\n");
 	close(fd);
 	scxpol_stats_server_stop(srv);

@@ -33,7 +33,7 @@ note "enqueue $e1 -> $e2"
 out=$("$STAT" --policy hintpol --request '{"req":"nope"}')
 expect_eq "unknown request" "$out" '{"errno":22,"resp":null,"error":"unknown request \"nope\"; known: list, stats"}'
 out=$("$STAT" --policy hintpol --request 'stats')
-expect_eq "not JSON" "$out" '{"errno":22,"resp":null,"error":"bad JSON at column 1: unexpected '"'s'"'"}'
+expect_eq "not JSON" "$out" '{"errno":22,"resp":null,"error":"bad JSON at line 1, column 5: invalid token near '"'stats'"'"}'
 
 "$PROBE" sleepwake 3 500 >/dev/null &
 load=$!
