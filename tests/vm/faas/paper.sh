@@ -73,11 +73,16 @@ while :; do
 		seen[$p]=$c
 		expect_eq "function body $f (pid $p) released: policy, ext.enabled" "$c" "7 1"
 		if [ -z "${cp:-}" ]; then
-			# the faas-replay process outside the invocations' cgroups
-			for q in $(pgrep -x faas-replay); do
-				grep -q '/faas-paper/inv-' "/proc/$q/cgroup" 2>/dev/null || cp=$q
-			done
-			[ -n "${cp:-}" ] || fail "no control plane (faas-replay) while a body runs"
+			# the control plane: the body's parent, a faas-replay outside
+			# the invocations' cgroups (read from the body, which is
+			# alive: a scan of every process races with the replay's forks)
+			read -r _ _ _ cp _ <"/proc/$p/stat" ||
+				fail "body $p ended before its parent could be read"
+			ps_cp=$(ps -o pid=,comm=,cgroup= -p "$cp")
+			[ "$(cat "/proc/$cp/comm")" = faas-replay ] &&
+				! grep -q '/faas-paper/inv-' "/proc/$cp/cgroup" ||
+				fail "the parent of body $p is not the control plane: $ps_cp;" \
+					"faas-replay processes: $(ps -o pid=,ppid=,comm=,cgroup= -C faas-replay)"
 			expect_eq "control plane (pid $cp): policy, ext.enabled" "$(class "$cp")" "1 0"
 		fi
 	done

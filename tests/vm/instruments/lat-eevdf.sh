@@ -35,7 +35,9 @@ kill "${hogs[@]}"
 wait "${hogs[@]}" 2>/dev/null
 check_wakeups /tmp/busy.json probe "$(field wakeups "$(cat /tmp/busy.out)")"
 note "every CPU busy: $(idle_share /tmp/busy.json probe)% of the wakeups onto an idle CPU"
-[ "$(idle_share /tmp/busy.json probe)" -le 20 ] ||
+# (a loaded host starves the guest's load balancing: 23 % seen in a CI
+# run against 0-5 % on a quiet one; the idle VM gives 99-100 %)
+[ "$(idle_share /tmp/busy.json probe)" -le 40 ] ||
 	fail "every CPU busy: $(idle_share /tmp/busy.json probe)% idle-target wakeups: $(cat /tmp/busy.json)"
 
 start_lat /tmp/pp.json --filter-comm pingx --json
