@@ -214,6 +214,19 @@ static void overload_update(struct engine *e, s32 cpu)
 		sim_mask_clear(&e->overloaded, (u32)cpu);
 }
 
+static bool update_curr(struct engine *e, s32 cpu);
+
+/*
+ * update_curr() first, as enqueue_entity() and dequeue_entity() do: V and
+ * the lags are of now, not of when the running task was last charged (a
+ * hog's ticks are skipped while nothing else waits).
+ */
+static void charge_curr(struct engine *e, s32 cpu)
+{
+	if (update_curr(e, cpu))
+		engine_resched(e, cpu);
+}
+
 /* A task becomes runnable on @cpu: placed at V - lag, waiting unless it is the running one. */
 static void enqueue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t, bool initial)
 {
@@ -224,6 +237,7 @@ static void enqueue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t,
 
 	if (se->on_rq)
 		sim_die("%s[%d] enqueued twice", t->p.comm, t->p.pid);
+	charge_curr(e, cpu);
 
 	if (!rq->rq_nr) {
 		/* an empty queue starts at the task's own vruntime */
@@ -258,9 +272,11 @@ static void dequeue_entity(struct engine *e, s32 cpu, struct scxpol_sim_task *t)
 {
 	struct ecpu *rq = rq_of(e, cpu);
 	struct eevdf_se *se = &t->se;
-	s64 lag = (s64)(avg_vruntime(rq, cpu) - se->vruntime);
-	s64 limit = (s64)delta_fair(2 * se->slice > e->o.tick_ns ? 2 * se->slice : e->o.tick_ns, se);
+	s64 lag, limit = (s64)delta_fair(2 * se->slice > e->o.tick_ns ? 2 * se->slice :
+								  e->o.tick_ns, se);
 
+	charge_curr(e, cpu);
+	lag = (s64)(avg_vruntime(rq, cpu) - se->vruntime);
 	/* update_entity_lag() */
 	se->vlag = lag < -limit ? -limit : lag > limit ? limit : lag;
 	if (t != curr_task(cpu))
@@ -416,7 +432,6 @@ static void eevdf_block(struct engine *e, struct scxpol_sim_task *t, bool exitin
 	s32 cpu = t->p.cpu;
 
 	(void)exiting;
-	update_curr(e, cpu);
 	dequeue_entity(e, cpu, t);
 }
 

@@ -8,7 +8,8 @@
  *            --util-hi Y --overflow-hi X --hold N --interval-ms N --no-resize
  *            --wake-affine --spill --lc-slice-us N --bg-slice-us N
  *            --important-slice-us N
- *   faas     --domains N --steal --busy-poll --reset-every N --slice-us N
+ *   faas     faas_conf_options[] (faas_conf.h: --domains N, --paper and its
+ *            switches, --busy-poll, --reset-every N, --slice-us N)
  *   eevdf    the EEVDF model, no options
  * A module given by path (.so) is run without a loader: no pools, rules
  * or hints are published for it.
@@ -32,6 +33,7 @@
 
 #include "../../examples/ads/ads.h"
 #include "../../examples/ads/ads_plan.h"
+#include "../../examples/faas/faas_conf.h"
 #include "internal.h"
 #include "loaders.h"
 
@@ -41,9 +43,8 @@
 #define HINT_SLOTS 1024
 #define MATCH_MAX 256
 #define MAX_RESIZE_LOG 64
-/* ads.c and faas.c */
+/* ads.c's */
 #define ADS_MAX_IMPORTANCE 7
-#define FAAS_BUSY_POLL_AFTER 4
 
 enum kind { EEVDF, MODULE, MINIMAL, TWOPOOL, ADS, FAAS };
 
@@ -69,8 +70,9 @@ struct loader {
 	struct rule rules[MAX_RULES];
 	unsigned int nr_rules;
 	double util_lo, util_hi, overflow_hi;
-	unsigned int hold, interval_ms, domains, flags, reset_every;
-	bool no_resize, wake_affine, spill, busy_poll;
+	unsigned int hold, interval_ms;
+	bool no_resize, wake_affine, spill;
+	struct faas_conf faas;
 	/* ads's demand and overflow, and its resizes (the first MAX_RESIZE_LOG) */
 	unsigned long long last_run, last_spill, last_ns;
 	bool have_last;
@@ -349,34 +351,25 @@ static int ads_option(struct loader *l, int c, const char *name, const char *arg
 	return 0;
 }
 
-/* An option of the other loaders: minimal's -s, twopool's -b, faas's. */
+/* An option of the other loaders: minimal's -s, twopool's -b, faas's (faas_conf.c). */
 static int option(struct loader *l, int c, const char *name, const char *arg)
 {
 	unsigned long long v;
+	char err[256];
 	int r = 0;
 
 	if (l->kind == ADS)
 		return ads_option(l, c, name, arg);
+	if (l->kind == FAAS) {
+		r = faas_conf_option(&l->faas, c, arg, err, sizeof(err));
+		return r < 0 ? fail(l->err, sizeof(l->err), -r, "%s: %s", l->label, err) : 0;
+	}
 	switch (c) {
 	case 's':
 		return parse_num(l, name, arg, 1, 1000000, &l->slice_us);
 	case 'b':
 		r = parse_num(l, name, arg, 1, 1U << 20, &v);
 		l->pool_cpus = (unsigned int)v;
-		return r;
-	case 'd':
-		r = parse_num(l, name, arg, 1, 1024, &v);
-		l->domains = (unsigned int)v;
-		return r;
-	case 'S':
-		l->flags |= SCXPOL_POOL_STEAL;
-		return 0;
-	case 'P':
-		l->busy_poll = true;
-		return 0;
-	case 'r':
-		r = parse_num(l, name, arg, 0, 1000000, &v);
-		l->reset_every = (unsigned int)v;
 		return r;
 	}
 	return 0;
@@ -385,16 +378,11 @@ static int option(struct loader *l, int c, const char *name, const char *arg)
 /* The options of @l's policy, as its loader has them. */
 static int parse_options(struct loader *l, int argc, char **argv)
 {
-	static const struct option faas_opts[] = {
-		{ "domains", required_argument, NULL, 'd' },
-		{ "steal", no_argument, NULL, 'S' },
-		{ "busy-poll", no_argument, NULL, 'P' },
-		{ "reset-every", required_argument, NULL, 'r' },
-		{ "slice-us", required_argument, NULL, 's' },
-		{ 0 },
-	};
 	static const struct option none[] = { { 0 } };
-	const struct option *lo = l->kind == ADS ? ads_options : l->kind == FAAS ? faas_opts : none;
+	const struct option *lo = l->kind == ADS    ? ads_options :
+				  l->kind == FAAS ? faas_conf_options :
+						    none;
+	char err[256];
 	const char *shorts = l->kind == MINIMAL ? "+:s:" : l->kind == TWOPOOL ? "+:b:" : "+:";
 	char name[32];
 	int c, idx, r;
@@ -406,7 +394,7 @@ static int parse_options(struct loader *l, int argc, char **argv)
 			return fail(l->err, sizeof(l->err), EINVAL, "%s: option '%s' %s", l->label,
 				    argv[optind - 1], c == '?' ? "is not one of the policy's loader" :
 								 "wants a value");
-		if (strchr(shorts, c))
+		if (c < 256 && strchr(shorts, c))
 			snprintf(name, sizeof(name), "-%c", c);
 		else
 			snprintf(name, sizeof(name), "--%s", lo[idx].name);
@@ -420,13 +408,15 @@ static int parse_options(struct loader *l, int argc, char **argv)
 	if (l->kind == ADS && l->util_lo >= l->util_hi)
 		return fail(l->err, sizeof(l->err), EINVAL, "%s: --util-lo %g --util-hi %g: want "
 			    "util-lo < util-hi", l->label, l->util_lo, l->util_hi);
-	return 0;
+	r = l->kind == FAAS ? faas_conf_finish(&l->faas, err, sizeof(err)) : 0;
+	return r ? fail(l->err, sizeof(l->err), -r, "%s: %s", l->label, err) : 0;
 }
 
 /* --- configure: plans, rodata and map sizes before ops.init ----------------------------------- */
 static int configure_plan(struct loader *l)
 {
 	unsigned int online = l->mach->cpus, n;
+	char err[256];
 	int r = 0;
 
 	switch (l->kind) {
@@ -458,12 +448,10 @@ static int configure_plan(struct loader *l)
 		l->max_pools = ADS_NR_POOLS;
 		break;
 	case FAAS:
-		n = l->domains ? l->domains : scxpol_topo_nr_llcs(l->topo);
-		r = scxpol_pool_plan_domains(l->topo, n, l->flags, &l->plan);
+		r = faas_conf_plan(&l->faas, l->topo, &l->plan, err, sizeof(err));
 		if (r)
-			return fail(l->err, sizeof(l->err), -r, "%s: %s", l->label,
-				    scxpol_last_error());
-		l->max_pools = n;
+			return fail(l->err, sizeof(l->err), -r, "%s: %s", l->label, err);
+		l->max_pools = scxpol_pool_plan_nr_pools(l->plan);
 		l->require = SCXPOL_POOL_REQ_COVER;
 		break;
 	default:
@@ -497,12 +485,17 @@ static int configure_rodata(struct loader *l)
 		b = l->spill;
 		return r ? r : set_rodata(l, "spill", &b, sizeof(b));
 	case FAAS:
-		ns = l->slice_us * 1000;
+		/* faas.c's; --switch partial changes nothing here: every task is a sched_ext one */
+		ns = l->faas.slice_us * 1000;
 		r = set_rodata(l, "slice_ns", &ns, sizeof(ns));
-		v = l->reset_every;
+		v = l->faas.reset_every;
 		r = r ? r : set_rodata(l, "reset_every", &v, sizeof(v));
-		v = l->busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
-		return r ? r : set_rodata(l, "busy_poll_after", &v, sizeof(v));
+		v = l->faas.busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
+		r = r ? r : set_rodata(l, "busy_poll_after", &v, sizeof(v));
+		b = l->faas.vtime_now;
+		r = r ? r : set_rodata(l, "vtime_now", &b, sizeof(b));
+		b = l->faas.dispatch_paper;
+		return r ? r : set_rodata(l, "dispatch_paper", &b, sizeof(b));
 	default:
 		return 0;
 	}
@@ -567,7 +560,7 @@ int loader_open(const char *text, const char *policy_dir, const struct machine *
 	l->overflow_hi = 0.2;
 	l->hold = 3;
 	l->interval_ms = 250;
-	l->reset_every = 8;
+	faas_conf_init(&l->faas);
 	for (tok = strtok_r(copy, " \t", &save); tok && argc < MAX_ARGS;
 	     tok = strtok_r(NULL, " \t", &save))
 		argv[argc++] = tok;
@@ -722,6 +715,10 @@ void loader_report(const struct loader *l, FILE *f)
 				(double)l->log[i].at_ns / 1e9, l->log[i].cpus, l->log[i].demand,
 				l->log[i].overflow);
 		fprintf(f, "]");
+	}
+	if (l->kind == FAAS) {
+		faas_conf_format(&l->faas, text, sizeof(text));
+		fprintf(f, ",\"conf\":\"%s\"", text);
 	}
 	stats = l->m ? sym(l, "scxpol_stats") : NULL;
 	if (!stats)

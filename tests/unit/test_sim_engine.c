@@ -247,6 +247,35 @@ static void test_fifo_hog_and_sleeper(void **state)
 	scxpol_sim_free(s);
 }
 
+/*
+ * EEVDF, one CPU, a hog and a task that runs 1 ms every 10 ms: lag is
+ * earned only while runnable, so the sleeper gets no credit for its sleep.
+ * Running 1 ms while the hog waits, it leaves with a lag of -0.5 ms (V is
+ * the mean of the two). It comes back at V + 1 ms (the lag scaled for the
+ * weight it joins), V of now: the hog is charged first (update_curr() in
+ * enqueue_entity()), not at its last tick. It is eligible, and runs,
+ * once the hog has run 1 ms more. So from its third run on it waits 1 ms
+ * every time; placed at a stale V, it would never wait.
+ */
+static void test_eevdf_sleeper_earns_no_lag_asleep(void **state)
+{
+	struct cycler hog = { .run = 1000 * MS }, sleeper = { .run = 1 * MS, .sleep = 10 * MS };
+	struct scxpol_sim_opts so = { .sz = sizeof(so), .nr_cpus = 1,
+				      .sched = SCXPOL_SIM_SCHED_EEVDF };
+	struct scxpol_sim *s = scxpol_sim_new(&so);
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(s);
+	spawn(s, "hog", NULL, &hog);
+	spawn(s, "sleeper", NULL, &sleeper);
+	assert_int_equal(scxpol_sim_run(s, 900 * MS), 0);
+	scxpol_sim_free(s);
+	assert_int_equal(sleeper.nr_waits, 64);
+	for (i = 2; i < sleeper.nr_waits; i++)
+		assert_int_equal(sleeper.waits[i], 1 * MS);
+}
+
 /* Switches on CPU 0 at these times, alternating between the two hogs. */
 static void check_round_robin(const struct trace *tr, u64 period, unsigned int n)
 {
@@ -527,6 +556,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_hog_and_sleeper),
 		cmocka_unit_test(test_slices_end_at_the_tick),
+		cmocka_unit_test(test_eevdf_sleeper_earns_no_lag_asleep),
 		cmocka_unit_test(test_affinity_never_violated),
 		cmocka_unit_test(test_watchdog_catches_a_task_never_dispatched),
 		cmocka_unit_test(test_rule_violations_stop_the_run),
