@@ -529,8 +529,8 @@ static __always_inline bool scxpol_pool_enqueue(const struct scxpol_pool_view *v
 		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
 		return true;
 	}
-	/* from when it may starve there (scxpol_pool__stranded()) */
-	if (t && pm)
+	/* from when it may starve there (scxpol_pool__stranded()) or be lost (scxpol_pool__waited()) */
+	if (t)
 		t->queued_at = scxpol_now();
 	scxpol_pool__pending_add(t, scxpol_pool_dsq(pool));
 	scxpol_dsq_insert_vtime(p, scxpol_pool_dsq(pool), slice, vtime, enq_flags);

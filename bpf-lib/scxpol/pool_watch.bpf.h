@@ -22,11 +22,46 @@
 /* --- the watch ----------------------------------------------------------- */
 
 /*
+ * An idle CPU of @m that @h may run on, claimed (its idle bit cleared), or
+ * -EBUSY. A CPU that @h may not run on would dispatch past @h, so waking it
+ * helps no one.
+ */
+static __always_inline s32 scxpol_pool__idle_for(const struct cpumask *m, struct task_struct *h)
+{
+	u32 cpu;
+
+	if (h->nr_cpus_allowed >= (int)scx_bpf_nr_cpu_ids())
+		return scx_bpf_pick_idle_cpu(m, 0);
+	bpf_for(cpu, 0, scxpol_pool_conf.nr_cpus) {
+		if (bpf_cpumask_test_cpu(cpu, m) && bpf_cpumask_test_cpu(cpu, h->cpus_ptr) &&
+		    scx_bpf_test_and_clear_cpu_idle((s32)cpu))
+			return (s32)cpu;
+	}
+	return -EBUSY;
+}
+
+/*
+ * Whether @h has waited on its queue for a whole SCXPOL_POOL_WATCH_NS. A
+ * task queued more recently may be on its way to a CPU kicked for it, or
+ * wait for a busy CPU's slice to end while another CPU has just gone idle
+ * (a CPU whose ops.dispatch took nothing): neither is a lost wakeup, and
+ * the next look sees it again if it still waits. Signed: scxpol_now() is
+ * per CPU and may be behind the enqueuing CPU's.
+ */
+static __always_inline bool scxpol_pool__waited(struct task_struct *h)
+{
+	struct scxpol_task_ctx *t = scxpol_task_ctx(h);
+
+	return !t || (s64)(scxpol_now() - t->queued_at) >= (s64)SCXPOL_POOL_WATCH_NS;
+}
+
+/*
  * scxpol_pool__watch() for @h, the first task of @pool's queue
- * (SCXPOL_POOL_SHARED: the shared queue): wake an idle CPU that would take
- * it, the way scxpol_pool__wake() would have: one of @pool, else, for a
- * BORROW pool, of a LEND pool, else, for a STEAL pool, of a STEAL pool.
- * For the shared queue, or a head stranded in its pool
+ * (SCXPOL_POOL_SHARED: the shared queue), if it has waited a whole watch
+ * period (scxpol_pool__waited()): wake an idle CPU that would take it, the
+ * way scxpol_pool__wake() would have: one of @pool, else, for a BORROW
+ * pool, of a LEND pool, else, for a STEAL pool, of a STEAL pool; in each,
+ * one @h may run on. For the shared queue, or a head stranded in its pool
  * (scxpol_pool__starved()), an idle CPU @h may run on: its ops.dispatch
  * takes it (scxpol_pool__rescue()). Returns whether @h is stranded.
  */
@@ -43,16 +78,18 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
 		flags = scxpol_pool_flags(v, pool);
 		stranded = scxpol_pool__starved(qm, flags, h);
 	}
+	if (!scxpol_pool__waited(h))
+		return stranded;
 	if (!qm || stranded) {
 		cpu = scx_bpf_pick_idle_cpu(h->cpus_ptr, 0);
 	} else {
-		cpu = scx_bpf_pick_idle_cpu(qm, 0);
+		cpu = scxpol_pool__idle_for(qm, h);
 		if (cpu < 0 && (flags & SCXPOL_POOL_BORROW) &&
 		    (m = scxpol_pool__union(v, SCXPOL_POOL__LEND)))
-			cpu = scx_bpf_pick_idle_cpu(m, 0);
+			cpu = scxpol_pool__idle_for(m, h);
 		if (cpu < 0 && (flags & SCXPOL_POOL_STEAL) &&
 		    (m = scxpol_pool__union(v, SCXPOL_POOL__STEAL)))
-			cpu = scx_bpf_pick_idle_cpu(m, 0);
+			cpu = scxpol_pool__idle_for(m, h);
 	}
 	if (cpu >= 0) {
 		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
@@ -64,8 +101,9 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
 /*
  * The watch, a safety net for wakeups that reach no CPU: every
  * SCXPOL_POOL_WATCH_NS, a BPF timer started by scxpol_pool_init() looks at
- * the head of every pool queue and of the shared queue, and wakes an idle
- * CPU that would take it (scxpol_pool__nudge(); SCXPOL_STAT_WATCH_KICK).
+ * the head of every pool queue and of the shared queue, and, for a head
+ * that has waited a whole period, wakes an idle CPU that would take it
+ * (scxpol_pool__nudge(); SCXPOL_STAT_WATCH_KICK).
  * Enqueueing wakes a CPU it finds in the kernel's idle mask, which can be
  * stale: a CPU whose ops.dispatch has just found nothing is not marked idle
  * yet (the race scx_bpf_pick_idle_cpu()'s kernel doc warns of), and a CPU
@@ -78,12 +116,41 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
  */
 int scxpol_pool__watch(const struct scxpol_pool_view *v);
 
+/* The address of the first task on @dsq, 0 if none: for comparing two looks. */
+static __always_inline u64 scxpol_pool__head_addr(u64 dsq)
+{
+	struct task_struct *h;
+
+	if (bpf_ksym_exists(scx_bpf_dsq_peek))
+		return (u64)scx_bpf_dsq_peek(dsq);
+	bpf_for_each(scx_dsq, h, dsq, 0) {
+		return (u64)h;
+	}
+	return 0;
+}
+
+/*
+ * The watch found @head first on queue @q (@dsq): if @q's pending count
+ * is 0 and @head is still first after the count was read, @head was on
+ * the queue uncounted (a policy inserted it past scxpol_pool_enqueue()):
+ * mark the count (scxpol_pool__pending_repair()). A head gone meanwhile
+ * may have run and dropped its count after the watch saw it; that is no
+ * drift.
+ */
+static __always_inline void scxpol_pool__pending_check(u32 q, u64 dsq, u64 head)
+{
+	s64 *n = bpf_map_lookup_elem(&scxpol_pool_pending, &q);
+
+	if (n && READ_ONCE(*n) <= 0 && scxpol_pool__head_addr(dsq) == head)
+		scxpol_pool__pending_repair(q);
+}
+
 __noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
 {
 	struct task_struct *h;
 	bool stranded = false;
 	s32 pool;
-	u64 dsq;
+	u64 dsq, head;
 	u32 q;
 
 	if (!v)
@@ -94,23 +161,26 @@ __noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
 	bpf_for(q, 0, scxpol_pool_conf.max_pools + 1) {
 		pool = q < scxpol_pool_conf.max_pools ? (s32)q : SCXPOL_POOL_SHARED;
 		dsq = scxpol_pool_dsq(pool);
+		head = 0;
 		if (bpf_ksym_exists(scx_bpf_dsq_peek)) {
 			h = scx_bpf_dsq_peek(dsq);
 			if (!h)
 				continue;
-			scxpol_pool__pending_repair(q);
+			head = (u64)h;
 			if (scxpol_pool__nudge(v, pool, h))
 				stranded = true;
-			continue;
+		} else {
+			if (scx_bpf_dsq_nr_queued(dsq) <= 0)
+				continue;
+			bpf_for_each(scx_dsq, h, dsq, 0) {
+				head = (u64)h;
+				if (scxpol_pool__nudge(v, pool, h))
+					stranded = true;
+				break;
+			}
 		}
-		if (scx_bpf_dsq_nr_queued(dsq) <= 0)
-			continue;
-		scxpol_pool__pending_repair(q);
-		bpf_for_each(scx_dsq, h, dsq, 0) {
-			if (scxpol_pool__nudge(v, pool, h))
-				stranded = true;
-			break;
-		}
+		if (head)
+			scxpol_pool__pending_check(q, dsq, head);
 	}
 	bpf_rcu_read_unlock();
 	return stranded;

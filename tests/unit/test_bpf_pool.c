@@ -1730,17 +1730,19 @@ static void test_watch_repairs_an_uncounted_queue(void **state)
 
 /*
  * An enqueue found d1's CPUs busy, so it woke none, and then CPU 3 went
- * idle (the race of a CPU that has just found nothing to dispatch): the
- * watch wakes CPU 3, which takes the task. A BORROW pool whose CPUs are
- * busy gets an idle CPU of a LEND pool; the shared queue any idle CPU the
- * task may run on; a queue whose CPUs are all busy nothing.
+ * idle (the race of a CPU that has just found nothing to dispatch): once
+ * the task has waited a whole watch period, the watch wakes CPU 3, which
+ * takes it; before, the task may be on its way to a CPU kicked for it. A
+ * BORROW pool whose CPUs are busy gets an idle CPU of a LEND pool; the
+ * shared queue any idle CPU the task may run on; a queue whose CPUs are
+ * all busy, or idle but not allowed to the task, nothing.
  */
 static void test_watch_wakes_a_cpu_for_a_lost_wakeup(void **state)
 {
 	const struct tpool plan[] = { { "d0", SCXPOL_POOL_LEND, "0-1", "1" },
 				      { "d1", SCXPOL_POOL_BORROW, "2-3", "0" } };
 	const s32 only1[] = { 1 };
-	struct task_struct *p = task(0, 2), *q = task(1, 2), *r = task(2, 0);
+	struct task_struct *p = task(0, 2), *q = task(1, 2), *r = task(2, 0), *s = task(3, 2);
 
 	(void)state;
 	publish_ok(plan, 2);
@@ -1749,6 +1751,8 @@ static void test_watch_wakes_a_cpu_for_a_lost_wakeup(void **state)
 	enqueue(p, 1, SCX_ENQ_WAKEUP);
 	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
 	fake_set_idle(3, true);
+	assert_string_equal(fire(), "");
+	fake_advance(SCXPOL_POOL_WATCH_NS);
 	assert_string_equal(fire(), "3");
 	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 1);
 	assert_int_equal(watch()->rescue, 0);
@@ -1759,6 +1763,7 @@ static void test_watch_wakes_a_cpu_for_a_lost_wakeup(void **state)
 	/* every CPU busy: the queue waits for them, no kick */
 	fake_set_idle(3, false);
 	enqueue(q, 1, SCX_ENQ_WAKEUP);
+	fake_advance(SCXPOL_POOL_WATCH_NS);
 	assert_string_equal(fire(), "");
 	/* d1 busy, d0's CPU 1 idle: d1 borrows it */
 	fake_set_idle(1, true);
@@ -1773,7 +1778,21 @@ static void test_watch_wakes_a_cpu_for_a_lost_wakeup(void **state)
 	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_SHARED), 1);
 	fake_set_idle(0, true);
 	fake_set_idle(1, true);
+	fake_advance(SCXPOL_POOL_WATCH_NS);
 	assert_string_equal(fire(), "1");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 3);
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_SHARED);
+	assert_ptr_equal(fake_local_at(1, 1), r);
+
+	/* d1's head may run on CPUs 0 and 2, both busy: idle CPU 3 would pass it by */
+	fake_set_idle(0, false);
+	fake_set_idle(1, false);
+	fake_task_allow(s, (const s32[]){ 0, 2 }, 2);
+	enqueue(s, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	fake_set_idle(3, true);
+	fake_advance(SCXPOL_POOL_WATCH_NS);
+	assert_string_equal(fire(), "");
 	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 3);
 }
 
@@ -1807,7 +1826,6 @@ static void test_watch_rescues_a_stranded_head(void **state)
 	assert_int_equal(watch()->rescue, 0);
 }
 
-/* Once the scheduler has exited, the watch neither kicks nor looks again. */
 /*
  * An enqueue made on a CPU going offline (out of the online mask, its
  * interrupts off until it dies) claims d0's idle CPU 1 but does not kick
@@ -1861,6 +1879,7 @@ static void test_watch_sends_the_kicks_of_a_dying_cpu(void **state)
 	assert_string_equal(fire(), "");
 }
 
+/* Once the scheduler has exited, the watch neither kicks nor looks again. */
 static void test_watch_stops_at_exit(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };

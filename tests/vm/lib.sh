@@ -126,9 +126,28 @@ progress() {
 	note "$*"
 }
 
-# stop_policy [SIGNAL]: signal the loader, wait for it; sets POLICY_STATUS
+# repair_clean OPS: the library's watch in the running policy OPS repaired
+# nothing (counters watch_kick and pending_repair 0): a lost wakeup or a
+# drifted pending count would otherwise show only as latency. A policy
+# without a stats socket (no pools, no watch) has nothing to check.
+repair_clean() {
+	local json k
+	[ -S "/run/scxpol/$1.sock" ] || return 0
+	json=$("$SCXPOL_BUILD/tools/scxpol-stat" --policy "$1" --json) || fail "$1: scxpol-stat failed"
+	for k in watch_kick pending_repair; do
+		expect_eq "$1: counter $k" "$(jq -r ".counters.$k" <<<"$json")" 0
+	done
+}
+
+# stop_policy [SIGNAL]: signal the loader, wait for it; sets POLICY_STATUS.
+# A suite that sets REPAIR_CLEAN to its policy's name has repair_clean
+# checked first, while the loader runs; a test that injects what the
+# watch repairs unsets it.
 stop_policy() {
 	local sig=${1:-INT}
+	if [ -n "${REPAIR_CLEAN:-}" ] && kill -0 "$POLICY_PID" 2>/dev/null; then
+		repair_clean "$REPAIR_CLEAN"
+	fi
 	kill -"$sig" "$POLICY_PID"
 	POLICY_STATUS=0
 	wait "$POLICY_PID" || POLICY_STATUS=$?
