@@ -466,7 +466,8 @@ static __always_inline bool scxpol_pool__wake(const struct scxpol_pool_view *v,
 #endif
 
 /*
- * ops.enqueue for a task of @pool (SCXPOL_POOL_SHARED: the shared queue):
+ * ops.enqueue for a task of @pool (SCXPOL_POOL_SHARED: the shared queue),
+ * @slice being a nice-0 task's (scxpol_vtime_slice() for its weight):
  * insert it into the pool's queue at its vtime on the pool's clock
  * (scxpol_pool_assign(), scxpol_vtime_enqueue_ctx(); a busy poller one
  * @slice later, SCXPOL_STAT_BUSY_POLL_DEMOTE), then make sure a CPU will
@@ -498,6 +499,7 @@ static __always_inline bool scxpol_pool_enqueue(const struct scxpol_pool_view *v
 	u64 vtime;
 
 	scxpol_stat_inc(SCXPOL_STAT_ENQUEUE);
+	slice = scxpol_vtime_slice(slice, p->scx.weight);
 	/* being enqueued, it is on no queue: a count it still has is stale */
 	scxpol_pool__pending_drop(t);
 	if (p->nr_cpus_allowed == 1) {

@@ -74,6 +74,29 @@ struct scxpol_vclock {
 	u32 busy_poll_after;  /* full-slice stints before the busy-poll flag (0 = off) */
 };
 
+/* The shortest slice scxpol_vtime_slice() gives: the policy's slice / SCXPOL_VTIME_SLICE_DIV. */
+#ifndef SCXPOL_VTIME_SLICE_DIV
+#define SCXPOL_VTIME_SLICE_DIV 16
+#endif
+
+/*
+ * The slice for a task of @weight where weight 100 gets @slice: shorter in
+ * proportion below weight 100, down to @slice / SCXPOL_VTIME_SLICE_DIV. A
+ * full stint then charges a low-weight task about one @slice of vtime, at
+ * most 100 / SCXPOL_VTIME_SLICE_DIV of them (weight 1, nice 19), where the
+ * whole slice would charge it 100: a lead over the clock that N busy tasks
+ * per CPU take N times as long to catch up with, past the kernel's
+ * watchdog timeout (which ejects the scheduler) at a few dozen.
+ */
+static __always_inline u64 scxpol_vtime_slice(u64 slice, u32 weight)
+{
+	u64 s = slice * weight / 100;
+
+	if (weight >= 100)
+		return slice;
+	return s > slice / SCXPOL_VTIME_SLICE_DIV ? s : slice / SCXPOL_VTIME_SLICE_DIV;
+}
+
 /* Weighted charge of @runtime_ns for a task of @weight (100 = nice 0). */
 static __always_inline u64 scxpol_vtime_scale(u64 runtime_ns, u32 weight)
 {

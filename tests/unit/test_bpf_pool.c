@@ -1241,12 +1241,17 @@ static void test_pool_change_keeps_lag(void **state)
 /*
  * A queued task's lead over its pool's clock is bounded: one that ran alone
  * for seconds (kept on its CPU, the clock did not follow) does not wait for
- * all of them once others come.
+ * all of them once others come. The bound is in slices of the task's
+ * weighted charge, and a light task's slice is shorter in proportion
+ * (scxpol_vtime_slice()), down to 1/SCXPOL_VTIME_SLICE_DIV: weight 50 may
+ * be as far ahead as weight 100, weight 1 (nice 19) 100/16 times as far,
+ * not 100 times (its wait behind a few dozen busy tasks per CPU would pass
+ * the kernel's watchdog timeout).
  */
 static void test_lead_is_bounded(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-3", NULL } };
-	struct task_struct *p = task(0, 0), *light = task(1, 0);
+	struct task_struct *p = task(0, 0), *light = task(1, 0), *nice19 = task(2, 0);
 
 	(void)state;
 	publish_ok(plan, 1);
@@ -1255,12 +1260,21 @@ static void test_lead_is_bounded(void **state)
 	p->scx.dsq_vtime = 5000 * MS;
 	enqueue(p, 0, 0);
 	assert_int_equal(p->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * SLICE);
-	/* in its weighted charge: a light task may be further ahead */
 	light->scx.weight = 50;
+	assert_int_equal(scxpol_vtime_slice(SLICE, 50), SLICE / 2);
 	scxpol_task_ctx(light)->pool = 0;
 	light->scx.dsq_vtime = 5000 * MS;
 	enqueue(light, 0, 0);
-	assert_int_equal(light->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * 2 * SLICE);
+	assert_int_equal(light->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * SLICE);
+	nice19->scx.weight = 1;
+	assert_int_equal(scxpol_vtime_slice(SLICE, 1), SLICE / SCXPOL_VTIME_SLICE_DIV);
+	scxpol_task_ctx(nice19)->pool = 0;
+	nice19->scx.dsq_vtime = 5000 * MS;
+	enqueue(nice19, 0, 0);
+	assert_int_equal(nice19->scx.dsq_vtime,
+			 SCXPOL_POOL_MAX_LEAD_SLICES * SLICE * 100 / SCXPOL_VTIME_SLICE_DIV);
+	assert_int_equal(scxpol_vtime_slice(SLICE, 100), SLICE);
+	assert_int_equal(scxpol_vtime_slice(SLICE, 10000), SLICE);
 }
 
 /* --- dispatch ------------------------------------------------------------------------ */
