@@ -88,7 +88,9 @@ while :; do
 	done
 	[ ${#seen[@]} -lt 2 ] || break
 	kill -0 $replay_pid 2>/dev/null ||
-		fail "the replay ended with ${#seen[@]} of 2 bodies seen released: $(cat /tmp/paper.out)"
+		fail "the replay ended with ${#seen[@]} of 2 bodies seen released (pids ${!seen[*]});" \
+			"its times (ms since the start): $(cut -d, -f1,7-12 /tmp/paper.csv 2>/dev/null |
+			paste -sd ' ');" "its report: $(cat /tmp/paper.out)"
 	sleep 0.1
 done
 wait $replay_pid || fail "the replay failed: $(cat /tmp/paper.out)"
