@@ -243,14 +243,29 @@ int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
 	return r;
 }
 
+/* After the load: the entries of pins of an older layout into the new maps. */
+static int carry_layout(struct scxpol_sched *s, const void *data)
+{
+	struct bpf_object *obj = scxpol_sched_object(s);
+	int i, fd[M_NR];
+
+	(void)data;
+	for (i = 0; i < M_NR; i++)
+		fd[i] = bpf_map__fd(bpf_object__find_map_by_name(obj, scxpol_hint_maps[i].name));
+	/* no policy runs yet: no task has cached a hint, no generation to bump */
+	return scxpol_hint__layout_carry(scxpol_sched_pin_root(s), scxpol_sched_name(s), fd);
+}
+
 int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
 {
 	SCXPOL_NONNULL(s, "scheduler");
 	struct bpf_object *obj = scxpol_sched_object(s);
 	struct bpf_map *maps[M_NR];
+	const char *root = scxpol_sched_pin_root(s);
+	unsigned int move[M_NR] = { 0 };
 	struct scxpol_hint_limits copy;
+	bool loaded, carry = false;
 	char path[PATH_MAX];
-	bool loaded;
 	int i, r;
 
 	if (!lim)
@@ -289,17 +304,20 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 			continue;
 		}
 		/* a pinned map is reused as is: check it now, with a useful message */
-		snprintf(path, sizeof(path), "%s/%s", scxpol_sched_pin_root(s), scxpol_hint_maps[i].name);
+		snprintf(path, sizeof(path), "%s/%s", root, scxpol_hint_maps[i].name);
 		fd = bpf_obj_get(path);
 		if (fd < 0 && errno != ENOENT)
 			return scxpol_err(errno, "cannot open %s: %s", path, strerror(errno));
-		if (fd >= 0) {
+		/* one of an older layout is replaced: of the size it had, unless asked */
+		r = scxpol_hint__layout_find(root, i, fd, move, &carry, &pinned);
+		if (!r && fd >= 0)
 			r = check_map(fd, &scxpol_hint_maps[i], path, want, maps[i], &pinned, EEXIST);
+		if (fd >= 0)
 			close(fd);
-			if (r)
-				return r;
+		if (r < 0)
+			return r;
+		if (pinned && (!want || !r))
 			want = pinned;
-		}
 		if (want) {
 			r = bpf_map__set_max_entries(maps[i], want);
 			if (r)
@@ -312,7 +330,12 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 	copy.sz = sizeof(copy);
 	if (loaded)
 		return publish_limits(s, &copy);
-	return scxpol_sched_set_ext(s, SCXPOL_SCHED_EXT_HINT, publish_limits, &copy, sizeof(copy));
+	r = scxpol_hint__layout_move(root, scxpol_sched_name(s), move);
+	if (!r)
+		r = scxpol_sched_set_ext(s, SCXPOL_SCHED_EXT_HINT_LAYOUT, carry ? carry_layout : NULL,
+					 NULL, 0);
+	return r ? r : scxpol_sched_set_ext(s, SCXPOL_SCHED_EXT_HINT, publish_limits, &copy,
+					    sizeof(copy));
 }
 
 /* ---- Clients --------------------------------------------------------------- */

@@ -65,6 +65,27 @@ struct scxpol_hint_thread {
 	__u64 pid_ino; /* the thread's identity (struct scxpol_hint_task) */
 };
 
+/*
+ * Pins of an older layout (lib/hint_layout.c). Map @m's pin under @root is
+ * open as @fd (-1: none). 1: the pin is of a known older layout (or has to
+ * go with one, as the slot index goes with the slots): @move[@m] is set
+ * to that layout; or there is no pin and an earlier start moved one aside; its
+ * size is in *@max_entries. 0: a pin of the current layout (to check), or
+ * none. *@carry is set if entries are to be carried after the load. A
+ * negative errno with a message: an old pin both in place and aside.
+ */
+SCXPOL_HIDDEN int scxpol_hint__layout_find(const char *root, int m, int fd,
+					   unsigned int move[M_NR], bool *carry, __u32 *max_entries);
+/* Move the pin of each map @move[] gives a layout aside under @root; with a message. */
+SCXPOL_HIDDEN int scxpol_hint__layout_move(const char *root, const char *who,
+					   const unsigned int move[M_NR]);
+/*
+ * After the load: carry the entries of the pins aside under @root into the
+ * new maps (@fd, by M_*), log what became of them, remove the pins aside.
+ * @who names the policy in messages.
+ */
+SCXPOL_HIDDEN int scxpol_hint__layout_carry(const char *root, const char *who, const int fd[M_NR]);
+
 /* Bytes to mmap() for an array map of @max_entries values of @value_size. */
 SCXPOL_HIDDEN size_t scxpol_hint__mmap_len(__u32 value_size, __u32 max_entries);
 /* Add 1 to the generation @gen (mmap-ed), after the write it announces. */

@@ -161,6 +161,7 @@ struct bpf_object;
  */
 enum scxpol_sched_ext {
 	SCXPOL_SCHED_EXT_HINT,
+	SCXPOL_SCHED_EXT_HINT_LAYOUT, /* after the limits: pins of an older layout */
 	SCXPOL_SCHED_EXT_NR,
 };
 typedef int (*scxpol_sched_ext_fn)(struct scxpol_sched *s, const void *data);

@@ -25,6 +25,11 @@
  *                                      unregistering
  *   meta                               nr_pools= nr_classes= max_importance=
  *                                      nr_slots=: the limits
+ *   old-layout CGROUP TGID DEAD TID    pin the hint maps of layout 1 (before
+ *                                      SCXPOL_HINT_LAYOUT 2) at PIN_ROOT, as
+ *                                      an older loader left them: CGROUP
+ *                                      class 1, TGID and DEAD class 2, TID
+ *                                      importance 2 and registered in slot 0
  *   tamper-limits                      try to raise max_importance in the
  *                                      pinned limits every way a writer
  *                                      could (open for writing, update, mmap);
@@ -198,6 +203,61 @@ static int raw(const char *root, const char *kind, const char *id, struct scxpol
 		return 1;
 	}
 	return 0;
+}
+
+/* Map @name of layout 1 pinned under @root, with @n entries of @value bytes. */
+static int old_map(const char *root, const char *name, enum bpf_map_type type, __u32 key,
+		   __u32 value, __u32 n, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+	char path[4200];
+	int fd = bpf_map_create(type, name + 7, key, value, n, &o);
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	if (fd < 0 || bpf_obj_pin(fd, path)) {
+		fprintf(stderr, "hintctl: old-layout %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+/* The maps of hint layout 1 (their sizes the defaults of hint.bpf.h), with entries. */
+static int old_layout(const char *root, char **argv)
+{
+	struct scxpol_hint h = { .pool = SCXPOL_HINT_POOL_NONE, .class_id = 1,
+				 .flags = SCXPOL_HINT_F_CLASS };
+	__u32 tgid = (__u32)atoi(argv[1]), dead = (__u32)atoi(argv[2]), tid = (__u32)atoi(argv[3]);
+	__u32 slot[4] = { tid, 2, 1, 0 }, zero = 0, meta[6] = { 5, 0, 9, 99, 99, 1024 };
+	struct stat st;
+	__u64 cgid;
+	int fd, r = 0;
+
+	if (stat(argv[0], &st) || ((mkdir("/sys/fs/bpf/scxpol", 0711) && errno != EEXIST) ||
+				   (mkdir(root, 0700) && errno != EEXIST))) {
+		fprintf(stderr, "hintctl: old-layout: %s\n", strerror(errno));
+		return 1;
+	}
+	cgid = st.st_ino;
+	fd = old_map(root, "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 16384, BPF_F_NO_PREALLOC);
+	r |= bpf_map_update_elem(fd, &cgid, &h, BPF_ANY);
+	fd = old_map(root, "scxpol_hint_tgid", BPF_MAP_TYPE_HASH, 4, 16, 16384, BPF_F_NO_PREALLOC);
+	h.class_id = 2;
+	r |= bpf_map_update_elem(fd, &tgid, &h, BPF_ANY);
+	r |= bpf_map_update_elem(fd, &dead, &h, BPF_ANY);
+	fd = old_map(root, "scxpol_hint_tid", BPF_MAP_TYPE_HASH, 4, 16, 65536, BPF_F_NO_PREALLOC);
+	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .importance = 2,
+				  .flags = SCXPOL_HINT_F_IMPORTANCE };
+	r |= bpf_map_update_elem(fd, &tid, &h, BPF_ANY);
+	fd = old_map(root, "scxpol_hint_slots", BPF_MAP_TYPE_ARRAY, 4, 16, 1024, BPF_F_MMAPABLE);
+	r |= bpf_map_update_elem(fd, &zero, slot, BPF_ANY);
+	fd = old_map(root, "scxpol_hint_slot_idx", BPF_MAP_TYPE_HASH, 4, 4, 1024, BPF_F_NO_PREALLOC);
+	r |= bpf_map_update_elem(fd, &tid, &zero, BPF_ANY);
+	/* the generation (a __u64), then the limits */
+	fd = old_map(root, "scxpol_hint_meta", BPF_MAP_TYPE_ARRAY, 4, 24, 1, BPF_F_MMAPABLE);
+	r |= bpf_map_update_elem(fd, &zero, meta, BPF_ANY);
+	if (r)
+		fprintf(stderr, "hintctl: old-layout: an update failed\n");
+	return !!r;
 }
 
 /* One way into the limits: "<what>: refused (<errno>)", or a count of the ways let through. */
@@ -417,6 +477,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "mem"))
 		return mem(rootbuf);
+	if (!strcmp(argv[0], "old-layout") && argc == 5)
+		return old_layout(rootbuf, argv + 1);
 	if (!strcmp(argv[0], "tamper-limits"))
 		return tamper(rootbuf);
 	co.pin_root = root;

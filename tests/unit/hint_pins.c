@@ -54,3 +54,57 @@ void make_pins(const char *dir, const char *skip, const char *bad, const char *m
 		close(fd);
 	}
 }
+
+int make_pin(const char *dir, const char *name, __u32 value, __u32 flags)
+{
+	char path[512];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < NR_HINT_PIN_MAPS && strcmp(hint_pin_maps[i].name, name); i++)
+		;
+	assert_true(i < NR_HINT_PIN_MAPS);
+	{
+		const struct hint_pin_map *p = &hint_pin_maps[i];
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+
+		fd = bpf_map_create(p->type, "hint_test", p->key, value ? value : p->value, p->max,
+				    &o);
+	}
+	assert_true(fd >= 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(bpf_obj_pin(fd, path), 0);
+	return fd;
+}
+
+void make_old_pins(const char *dir, __u32 tgid, __u32 dead, __u32 tid)
+{
+	struct scxpol_hint h = { .pool = SCXPOL_HINT_POOL_NONE, .class_id = 1,
+				 .flags = SCXPOL_HINT_F_CLASS };
+	__u32 slot[4] = { tid, 1, 1, 0 }, idx = 2;
+	__u64 cgid = 42;
+	int fd;
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	fd = make_pin(dir, "scxpol_hint_cgrp", 0, BPF_F_NO_PREALLOC);
+	assert_int_equal(bpf_map_update_elem(fd, &cgid, &h, BPF_ANY), 0);
+	close(fd);
+	fd = make_pin(dir, "scxpol_hint_tgid", sizeof(h), BPF_F_NO_PREALLOC);
+	assert_int_equal(bpf_map_update_elem(fd, &tgid, &h, BPF_ANY), 0);
+	h.class_id = 2;
+	assert_int_equal(bpf_map_update_elem(fd, &dead, &h, BPF_ANY), 0);
+	close(fd);
+	fd = make_pin(dir, "scxpol_hint_tid", sizeof(h), BPF_F_NO_PREALLOC);
+	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .importance = 1,
+				  .flags = SCXPOL_HINT_F_IMPORTANCE };
+	assert_int_equal(bpf_map_update_elem(fd, &tid, &h, BPF_ANY), 0);
+	close(fd);
+	fd = make_pin(dir, "scxpol_hint_slots", sizeof(slot), BPF_F_MMAPABLE);
+	assert_int_equal(bpf_map_update_elem(fd, &idx, slot, BPF_ANY), 0);
+	close(fd);
+	fd = make_pin(dir, "scxpol_hint_slot_idx", 0, BPF_F_NO_PREALLOC);
+	assert_int_equal(bpf_map_update_elem(fd, &tid, &idx, BPF_ANY), 0);
+	close(fd);
+	/* the generation (8 bytes), then the limits */
+	close(make_pin(dir, "scxpol_hint_meta", 24, BPF_F_MMAPABLE));
+}

@@ -28,4 +28,18 @@ extern const struct hint_pin_map hint_pin_maps[NR_HINT_PIN_MAPS];
  */
 void make_pins(const char *dir, const char *skip, const char *bad, const char *max1);
 
+/*
+ * Map @name as make_pins() makes it, but with @value bytes of value (0: its
+ * own) and @flags, pinned in @dir; open.
+ */
+int make_pin(const char *dir, const char *name, __u32 value, __u32 flags);
+
+/*
+ * Pin the hint maps of layout 1 under @dir (created), as a policy built
+ * before SCXPOL_HINT_LAYOUT 2 left them: a cgroup hint (id 42, class 1),
+ * tgid hints of @tgid (class 1) and @dead (class 2), a tid hint of @tid
+ * (importance 1), @tid registered in slot 2, and no scxpol_hint_gen.
+ */
+void make_old_pins(const char *dir, __u32 tgid, __u32 dead, __u32 tid);
+
 #endif

@@ -36,6 +36,7 @@
 #include <scxpol/hint.h>
 #include <scxpol/skel.h>
 
+#include "hint_client.h"
 #include "hint_pins.h"
 #include "hintpol.bpf.skel.h"
 #include "internal.h"
@@ -1467,6 +1468,199 @@ static void test_setup_checks_pinned_flags(void **state)
 	scxpol_sched_close(s);
 }
 
+/* --- upgrades: pins of an older layout --------------------------------------------------- */
+
+static char log_buf[8192];
+
+static void capture(enum scxpol_log_level l, const char *m, void *c)
+{
+	size_t n = strlen(log_buf);
+
+	(void)c;
+	if (l <= SCXPOL_LOG_INFO)
+		snprintf(log_buf + n, sizeof(log_buf) - n, "%s\n", m);
+}
+
+#define expect_logged(...)                                                \
+	do {                                                              \
+		snprintf(err_buf, sizeof(err_buf), __VA_ARGS__);          \
+		if (!strstr(log_buf, err_buf))                            \
+			fail_msg("not logged: %s\nlog:\n%s", err_buf, log_buf); \
+	} while (0)
+
+static bool pinned_at(const char *dir, const char *sub, const char *map)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s%s/%s", dir, sub[0] ? "/" : "", sub, map);
+	return !stat(path, &st);
+}
+
+/* The pid of a process that was and is gone. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = spawn_paused();
+
+	reap(pid);
+	return pid;
+}
+
+static const char *const moved_maps[] = { "scxpol_hint_tgid", "scxpol_hint_tid",
+					  "scxpol_hint_slots", "scxpol_hint_slot_idx",
+					  "scxpol_hint_meta" };
+
+/*
+ * The maps of layout 1 are moved aside, entries and all, not refused; the
+ * new maps have their sizes; after the load, the cgroup hints (never moved)
+ * and the hints of live tasks are in the new maps, named by the task's
+ * pidfd inode, the dead process's is dropped, registered slots are
+ * dropped, each counted in the log, and the side directory is gone.
+ */
+static void test_setup_moves_old_layout(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
+	struct scxpol_hint_slot slot;
+	struct scxpol_hint_task t;
+	__u32 me = (__u32)getpid(), tid = (__u32)gettid(), dead = (__u32)dead_pid(), i;
+	int fd[M_NR], side;
+	struct scxpol_sched *s;
+	char dir[256], path[512];
+	__u64 ino;
+
+	(void)state;
+	if (!mounted)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/old", mnt);
+	make_old_pins(dir, me, dead, tid);
+	log_buf[0] = '\0';
+	scxpol_log_set(capture, SCXPOL_LOG_INFO, NULL);
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	if (scxpol_hint_setup(s, &lim))
+		fail_msg("%s", scxpol_last_error());
+	for (i = 0; i < ARRAY_SIZE(moved_maps); i++) {
+		assert_false(pinned_at(dir, "", moved_maps[i]));
+		assert_true(pinned_at(dir, "layout-1", moved_maps[i]));
+	}
+	assert_true(pinned_at(dir, "", "scxpol_hint_cgrp"));
+	expect_logged("hintpol: hints: scxpol_hint_tgid is of layout 1 (this libscxpol's is 2): "
+		      "moved to %s/layout-1/scxpol_hint_tgid until the load, which replaces it",
+		      dir);
+	/* the pinned sizes, unless the limits ask */
+	assert_int_equal(max_of(s, "scxpol_hint_tgid"), 64);
+	assert_int_equal(max_of(s, "scxpol_hint_slots"), NR_SLOTS);
+	snprintf(path, sizeof(path), "%s/layout-1/scxpol_hint_tgid", dir);
+	side = bpf_obj_get(path);
+	assert_true(side >= 0);
+	assert_int_equal(bpf_map_lookup_elem(side, &dead, &t.hint), 0);
+	assert_int_equal(t.hint.class_id, 2);
+	close(side);
+	scxpol_sched_close(s);
+
+	/* the load: libbpf makes the new maps (a writer wrote one tid hint before the carry) */
+	for (i = 0; i < M_NR; i++) {
+		const struct hint_pin_map *p = &hint_pin_maps[i];
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = p->flags);
+
+		fd[i] = bpf_map_create(p->type, "hint_test", p->key, p->value, p->max, &o);
+		assert_true(fd[i] >= 0);
+	}
+	t = (struct scxpol_hint_task){ .hint = { .importance = 3, .flags = SCXPOL_HINT_F_IMPORTANCE } };
+	assert_int_equal(bpf_map_update_elem(fd[M_TID], &tid, &t, BPF_ANY), 0);
+	assert_int_equal(scxpol_hint__layout_carry(dir, "t", fd), 0);
+
+	assert_int_equal(bpf_map_lookup_elem(fd[M_TGID], &me, &t), 0);
+	assert_int_equal(t.hint.class_id, 1);
+	assert_int_equal(t.hint.flags, SCXPOL_HINT_F_CLASS);
+	assert_int_equal(scxpol_hint__task_ino(M_TGID, (pid_t)me, &ino), 0);
+	assert_true(t.pid_ino == ino);
+	assert_int_equal(bpf_map_lookup_elem(fd[M_TGID], &dead, &t), -ENOENT);
+	/* the newer one wins */
+	assert_int_equal(bpf_map_lookup_elem(fd[M_TID], &tid, &t), 0);
+	assert_int_equal(t.hint.importance, 3);
+	for (i = 0; i < NR_SLOTS; i++) {
+		assert_int_equal(bpf_map_lookup_elem(fd[M_SLOTS], &i, &slot), 0);
+		assert_int_equal(slot.tid, 0);
+	}
+	expect_logged("t: hints: scxpol_hint_tgid of layout 1: 1 kept, 1 dropped (no live process "
+		      "has the id), 0 replaced by newer ones; layout 1 could not tell a reused id, "
+		      "so a kept hint is now the live process's that has the id");
+	expect_logged("t: hints: scxpol_hint_tid of layout 1: 0 kept, 0 dropped (no live thread "
+		      "has the id), 1 replaced by newer ones;");
+	expect_logged("t: hints: scxpol_hint_slots of layout 1: 0 kept, 1 dropped (registered "
+		      "threads: each keeps writing the old slot it mapped, and must register again)");
+	expect_logged("t: hints: scxpol_hint_slot_idx of layout 1: 0 kept, 1 dropped (they "
+		      "indexed the old scxpol_hint_slots)");
+	expect_logged("t: hints: scxpol_hint_meta of layout 1: 0 kept, 0 dropped (the loader "
+		      "wrote the limits anew)");
+	assert_false(pinned_at(dir, "", "layout-1"));
+	for (i = 0; i < M_NR; i++)
+		close(fd[i]);
+}
+
+/*
+ * A load that fails after the move leaves the old pins aside: the next
+ * start takes its sizes from them and carries them after its own load. An
+ * old pin in place as well (an older build started since) is refused.
+ */
+static void test_setup_resumes_layout(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
+	struct scxpol_sched *s;
+	char dir[256], path[512];
+	unsigned int i;
+
+	(void)state;
+	if (!mounted)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/old", mnt);
+	make_old_pins(dir, (__u32)getpid(), (__u32)dead_pid(), (__u32)gettid());
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
+	scxpol_sched_close(s);
+
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
+	for (i = 0; i < ARRAY_SIZE(moved_maps); i++)
+		assert_true(pinned_at(dir, "layout-1", moved_maps[i]));
+	assert_int_equal(max_of(s, "scxpol_hint_tgid"), 64);
+	scxpol_sched_close(s);
+
+	close(make_pin(dir, "scxpol_hint_tgid", 16, BPF_F_NO_PREALLOC));
+	snprintf(path, sizeof(path), "%s/scxpol_hint_tgid", dir);
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s is of hint layout 1 and "
+		   "%s/layout-1/scxpol_hint_tgid exists too (an upgrade was interrupted, and an "
+		   "older build started since?): remove the one whose hints are not to be kept",
+		   path, dir);
+	scxpol_sched_close(s);
+}
+
+/* A shape of no known layout is refused, and nothing is moved before it is. */
+static void test_setup_refuses_unknown_layout(void **state)
+{
+	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
+	struct scxpol_sched *s;
+	char dir[256], path[512];
+
+	(void)state;
+	if (!mounted)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/old", mnt);
+	make_old_pins(dir, (__u32)getpid(), (__u32)dead_pid(), (__u32)gettid());
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", dir);
+	assert_int_equal(unlink(path), 0);
+	close(make_pin(dir, "scxpol_hint_meta", 8, 0));
+	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
+	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s: map type 2, key 4 bytes, value 8 "
+		   "bytes, flags 0x0; this libscxpol expects type 2, key 4, value 16, "
+		   "BPF_F_RDONLY_PROG (<scxpol/abi/hint.h> of the pin's build and of this program "
+		   "differ): remove the pins (rm -r %s) to start afresh", path, dir);
+	assert_true(pinned_at(dir, "", "scxpol_hint_tgid"));
+	assert_false(pinned_at(dir, "", "layout-1"));
+	scxpol_sched_close(s);
+}
+
 /* The pruner finds the cgroup2 mount in /proc/self/mountinfo (no root needed). */
 static void test_mountinfo(void **state)
 {
@@ -1553,6 +1747,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_moves_old_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_resumes_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_refuses_unknown_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_dir_checked, setup, teardown),
 	};
 

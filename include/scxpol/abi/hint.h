@@ -40,6 +40,20 @@
 #include <linux/types.h>
 #endif
 
+/*
+ * The layout of the pinned maps above, raised whenever a map's type, key,
+ * value or flags change. 1: tgid/tid values were a struct scxpol_hint,
+ * slots had no pid_ino, and scxpol_hint_meta (mmap-able, 24 bytes) held
+ * the generation before the limits. A loader that finds maps of a known
+ * older layout (lib/hint_layout.c lists their shapes) moves them to
+ * <pins>/layout-N/ before its load, where a failed load leaves them, and
+ * carries their entries over after it: cgroup hints as they are, task
+ * hints to the live task with the id (one the old layout could not tell
+ * from an earlier task of the id); the slots of registered threads and
+ * the limits are not carried. doc/deploy.md, "Upgrades".
+ */
+#define SCXPOL_HINT_LAYOUT 2
+
 #define SCXPOL_HINT_POOL_NONE (-1)
 
 /* struct scxpol_hint.flags */
