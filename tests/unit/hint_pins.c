@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* The hint maps as a policy pins them, for tests of hint clients. */
+/* The hint maps as a policy pins them, for tests of hint clients and of the policy side. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include <scxpol/abi/hint.h>
+#include <scxpol/common.h>
 
 #include "hint_pins.h"
+#include "pidfd_native.h"
+
+char hint_mnt[128], hint_root[192];
+bool hint_mounted;
 
 const struct hint_pin_map hint_pin_maps[NR_HINT_PIN_MAPS] = {
 	{ "scxpol_hint_cgrp", BPF_MAP_TYPE_HASH, 8, 16, 64, BPF_F_NO_PREALLOC },
@@ -107,4 +117,55 @@ void make_old_pins(const char *dir, __u32 tgid, __u32 dead, __u32 tid)
 	close(fd);
 	/* the generation (8 bytes), then the limits */
 	close(make_pin(dir, "scxpol_hint_meta", 24, BPF_F_MMAPABLE));
+}
+
+static void quiet(enum scxpol_log_level l, const char *m, void *c)
+{
+	(void)l;
+	(void)m;
+	(void)c;
+}
+
+int hint_pins_setup(void **state)
+{
+	(void)state;
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	snprintf(hint_mnt, sizeof(hint_mnt), "/tmp/scxpol-hint-test.XXXXXX");
+	assert_non_null(mkdtemp(hint_mnt));
+	hint_mounted = !mount("bpf", hint_mnt, "bpf", 0, "mode=0711");
+	if (!hint_mounted)
+		return 0;
+	snprintf(hint_root, sizeof(hint_root), "%s/t", hint_mnt);
+	make_pins(hint_root, NULL, NULL, NULL);
+	return 0;
+}
+
+int hint_pins_teardown(void **state)
+{
+	(void)state;
+	pidfd_native_fail = 0; /* a test failed with pidfd_open() refused fails no other */
+	if (hint_mounted)
+		umount(hint_mnt);
+	rmdir(hint_mnt);
+	return 0;
+}
+
+pid_t spawn_paused(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		/* gone with the test, whatever assertion ends it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
 }

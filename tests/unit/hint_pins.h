@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * The hint maps as a policy pins them (<scxpol/abi/hint.h>), made on the
- * host for tests of hint clients: needs root and a bpffs mount.
+ * host for tests of hint clients and of the policy side: needs root and a
+ * bpffs mount (hint_pins_setup() makes one).
  */
 #ifndef HINT_PINS_H
 #define HINT_PINS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
 
 #include <bpf/bpf.h>
 
@@ -41,5 +45,31 @@ int make_pin(const char *dir, const char *name, __u32 value, __u32 flags);
  * (importance 1), @tid registered in slot 2, and no scxpol_hint_gen.
  */
 void make_old_pins(const char *dir, __u32 tgid, __u32 dead, __u32 tid);
+
+/*
+ * cmocka fixture: hint_pins_setup() silences the log, mounts a private bpffs
+ * on a new directory hint_mnt and make_pins() in hint_root (hint_mnt/t);
+ * hint_mounted is false if it cannot (not root: the test should skip).
+ * hint_pins_teardown() unmounts and removes it, and resets pidfd_native_fail.
+ */
+extern char hint_mnt[128], hint_root[192];
+extern bool hint_mounted;
+int hint_pins_setup(void **state);
+int hint_pins_teardown(void **state);
+#define hint_pins_test(f) cmocka_unit_test_setup_teardown(f, hint_pins_setup, hint_pins_teardown)
+
+/* Assert that @call returns -@err, with scxpol_last_error() as printf(...) makes it. */
+#define expect_err(call, err, ...)                                        \
+	do {                                                              \
+		char err_[1024];                                          \
+		assert_int_equal((call), -(err));                         \
+		snprintf(err_, sizeof(err_), __VA_ARGS__);                \
+		assert_string_equal(scxpol_last_error(), err_);           \
+	} while (0)
+
+/* A child that waits to be killed (and dies with this process); its pid. */
+pid_t spawn_paused(void);
+/* Kill and reap child @pid. */
+void reap(pid_t pid);
 
 #endif

@@ -4,8 +4,9 @@
  * bpffs mount (created here as a policy would create them): open errors,
  * permissions (as an unprivileged user and as a group member), set/get/clear
  * and their checks, cgroup paths, full maps, thread slots under contention,
- * pruning of dead tasks and cgroups, and scxpol_hint_setup() sizing.
- * Needs root (mount, setuid); without it every test is skipped.
+ * pruning of dead tasks and cgroups, ids reused. The policy side
+ * (scxpol_hint_setup()) is test_hint_setup.c's. Needs root (mount,
+ * setuid); without it every test is skipped.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,7 +23,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,53 +32,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include <scxpol/abi/pool.h>
 #include <scxpol/hint.h>
-#include <scxpol/skel.h>
 
 #include "hint_client.h"
 #include "hint_pins.h"
-#include "hintpol.bpf.skel.h"
 #include "internal.h"
-#include "minimal.bpf.skel.h"
 #include "pidfd_native.h"
 
-SCXPOL_SKEL_DEFINE(hintpol_bpf);
-SCXPOL_SKEL_DEFINE(minimal_bpf);
-
-static char mnt[128], root[192], err_buf[1024];
-static bool mounted;
-
-static void quiet(enum scxpol_log_level l, const char *m, void *c)
-{
-	(void)l;
-	(void)m;
-	(void)c;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
-	snprintf(mnt, sizeof(mnt), "/tmp/scxpol-hint-test.XXXXXX");
-	assert_non_null(mkdtemp(mnt));
-	mounted = !mount("bpf", mnt, "bpf", 0, "mode=0711");
-	if (!mounted)
-		return 0;
-	snprintf(root, sizeof(root), "%s/t", mnt);
-	make_pins(root, NULL, NULL, NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	pidfd_native_fail = 0; /* a failed test_no_pidfd_open() fails no other */
-	if (mounted)
-		umount(mnt);
-	rmdir(mnt);
-	return 0;
-}
+static char err_buf[1024];
 
 static struct scxpol_hint_client *open_at(const char *dir)
 {
@@ -91,33 +52,26 @@ static struct scxpol_hint_client *open_client(void)
 {
 	struct scxpol_hint_client *c;
 
-	if (!mounted)
+	if (!hint_mounted)
 		skip();
-	c = open_at(root);
+	c = open_at(hint_root);
 	assert_non_null(c);
 	return c;
 }
 
-#define expect_err(call, err, ...)                                        \
-	do {                                                              \
-		assert_int_equal((call), -(err));                         \
-		snprintf(err_buf, sizeof(err_buf), __VA_ARGS__);          \
-		assert_string_equal(scxpol_last_error(), err_buf);        \
-	} while (0)
-
-/* A pin of the hint maps under root, opened. */
+/* A pin of the hint maps under hint_root, opened. */
 static int pin(const char *map)
 {
 	char path[512];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", root, map);
+	snprintf(path, sizeof(path), "%s/%s", hint_root, map);
 	fd = bpf_obj_get(path);
 	assert_true(fd >= 0);
 	return fd;
 }
 
-/* The generation writers bump, in the pins @c opened (those under root). */
+/* The generation writers bump, in the pins @c opened (those under hint_root). */
 static __u64 gen(struct scxpol_hint_client *c)
 {
 	__u64 g;
@@ -138,7 +92,7 @@ static void test_open_errors(void **state)
 	char dir[256];
 
 	(void)state;
-	if (!mounted)
+	if (!hint_mounted)
 		skip();
 	assert_null(scxpol_hint_client_open("a/b", &o));
 	assert_int_equal(errno, EINVAL);
@@ -150,14 +104,14 @@ static void test_open_errors(void **state)
 	assert_string_equal(scxpol_last_error(), "policy name '(null)': want a policy's name "
 			    "(ops.name), without '/'");
 
-	snprintf(dir, sizeof(dir), "%s/nope", mnt);
+	snprintf(dir, sizeof(dir), "%s/nope", hint_mnt);
 	assert_null(open_at(dir));
 	assert_int_equal(errno, ENOENT);
 	snprintf(err_buf, sizeof(err_buf), "no hint maps for policy 't': %s does not exist (is the "
 		 "policy loaded, and bpffs mounted on /sys/fs/bpf?)", dir);
 	assert_string_equal(scxpol_last_error(), err_buf);
 
-	snprintf(dir, sizeof(dir), "%s/partial", mnt);
+	snprintf(dir, sizeof(dir), "%s/partial", hint_mnt);
 	make_pins(dir, "scxpol_hint_tid", NULL, NULL);
 	assert_null(open_at(dir));
 	assert_int_equal(errno, ENOENT);
@@ -166,7 +120,7 @@ static void test_open_errors(void **state)
 		 "<scxpol/hint.bpf.h>)", dir);
 	assert_string_equal(scxpol_last_error(), err_buf);
 
-	snprintf(dir, sizeof(dir), "%s/layout", mnt);
+	snprintf(dir, sizeof(dir), "%s/layout", hint_mnt);
 	make_pins(dir, NULL, "scxpol_hint_tgid", NULL);
 	assert_null(open_at(dir));
 	assert_int_equal(errno, EPROTO);
@@ -185,7 +139,7 @@ static int child_open(gid_t group, int want_err, const char *want_msg)
 
 	if (setgroups(group ? 1 : 0, &group) || setgid(65534) || setuid(65534))
 		return 10;
-	c = open_at(root);
+	c = open_at(hint_root);
 	if (want_err) {
 		if (c || errno != want_err || strcmp(scxpol_last_error(), want_msg)) {
 			fprintf(stderr, "got '%s' (errno %d)\nwant '%s'\n", scxpol_last_error(),
@@ -229,10 +183,10 @@ static void share_pins(void)
 	char path[512];
 	size_t i;
 
-	assert_int_equal(chown(root, (uid_t)-1, 4242), 0);
-	assert_int_equal(chmod(root, 0710), 0);
+	assert_int_equal(chown(hint_root, (uid_t)-1, 4242), 0);
+	assert_int_equal(chmod(hint_root, 0710), 0);
 	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, hint_pin_maps[i].name);
+		snprintf(path, sizeof(path), "%s/%s", hint_root, hint_pin_maps[i].name);
 		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
 		assert_int_equal(chmod(path, hint_pin_maps[i].flags & BPF_F_RDONLY_PROG ? 0640 : 0660),
 				 0);
@@ -249,14 +203,14 @@ static void test_permissions(void **state)
 	/* as the policy leaves them: directory 0700, files 0600, root's */
 	snprintf(want, sizeof(want), "cannot open %s/scxpol_hint_cgrp: Permission denied (directory "
 		 "%s is mode 0700 owned by root:root; ask for group access via the policy's "
-		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", root, root);
+		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", hint_root, hint_root);
 	assert_int_equal(run_child(0, EACCES, want), 0);
 
 	/* a searchable directory: the files' own mode is what stops it */
-	assert_int_equal(chmod(root, 0711), 0);
+	assert_int_equal(chmod(hint_root, 0711), 0);
 	snprintf(want, sizeof(want), "cannot open %s/scxpol_hint_cgrp: Permission denied (maps are "
 		 "mode 0600 owned by root:root; ask for group access via the policy's --pin-group, "
-		 "i.e. scxpol_sched_opts.pin_gid)", root);
+		 "i.e. scxpol_sched_opts.pin_gid)", hint_root);
 	assert_int_equal(run_child(0, EACCES, want), 0);
 
 	/* pin_gid 4242, pin_mode 0660: a member of the group may write hints */
@@ -268,7 +222,7 @@ static void test_permissions(void **state)
 	/* and without the group, still refused */
 	snprintf(want, sizeof(want), "cannot open %s/scxpol_hint_cgrp: Permission denied (directory "
 		 "%s is mode 0710 owned by root:4242; ask for group access via the policy's "
-		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", root, root);
+		 "--pin-group, i.e. scxpol_sched_opts.pin_gid)", hint_root, hint_root);
 	assert_int_equal(run_child(0, EACCES, want), 0);
 	scxpol_hint_client_close(c);
 }
@@ -289,7 +243,7 @@ static int child_tamper(void)
 
 	if (setgroups(1, &group) || setgid(65534) || setuid(65534))
 		return 10;
-	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", root);
+	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", hint_root);
 	if (bpf_obj_get(path) >= 0 || errno != EACCES)
 		return 11;
 	fd = bpf_obj_get_opts(path, &ro);
@@ -555,9 +509,9 @@ static void test_full_map(void **state)
 	pthread_t th;
 
 	(void)state;
-	if (!mounted)
+	if (!hint_mounted)
 		skip();
-	snprintf(dir, sizeof(dir), "%s/small", mnt);
+	snprintf(dir, sizeof(dir), "%s/small", hint_mnt);
 	make_pins(dir, NULL, NULL, "scxpol_hint_tid");
 	c = open_at(dir);
 	assert_non_null(c);
@@ -607,7 +561,7 @@ static int hidden_child(int (*fn)(struct scxpol_hint_client *c))
 		return 100;
 	if (setgroups(1, &group) || setgid(65534) || setuid(65534))
 		return 101;
-	c = open_at(root);
+	c = open_at(hint_root);
 	r = c ? fn(c) : -1;
 	if (r < 0) {
 		fprintf(stderr, "%s\n", scxpol_last_error());
@@ -1027,27 +981,6 @@ static void test_prune(void **state)
 
 /* --- ids reused ----------------------------------------------------------------- */
 
-/* A child that waits to be killed; its pid. */
-static pid_t spawn_paused(void)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (!pid) {
-		/* gone with the test, whatever assertion ends it */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		pause();
-		_exit(0);
-	}
-	return pid;
-}
-
-static void reap(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	assert_int_equal(waitpid(pid, NULL, 0), pid);
-}
-
 /* Write ns_last_pid so that the next task gets @want; false without it. */
 static bool next_pid(pid_t want)
 {
@@ -1265,400 +1198,12 @@ static void test_no_pidfd_open(void **state)
 		 "inode: %s", tid, why);
 	assert_string_equal(scxpol_last_error(), err_buf);
 	expect_err(scxpol_hint_prune(c, &removed), ENOSYS, "cannot tell the tasks of "
-		   "%s/scxpol_hint_tid from earlier ones with their ids: %s", root, why);
+		   "%s/scxpol_hint_tid from earlier ones with their ids: %s", hint_root, why);
 	assert_int_equal(removed, 0);
 	pidfd_native_fail = 0;
 	assert_int_equal(scxpol_hint_get_tid(c, tid, &h), 0);
 	assert_int_equal(h.class_id, 1);
 	scxpol_hint_client_close(c);
-}
-
-/* --- the policy side ---------------------------------------------------------------- */
-
-static struct scxpol_sched *open_policy(const struct scxpol_skel *skel, const char *pins)
-{
-	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = skel, .pin_root = pins);
-	struct scxpol_sched *s = scxpol_sched_open(&o);
-
-	assert_non_null(s);
-	return s;
-}
-
-static __u32 max_of(struct scxpol_sched *s, const char *map)
-{
-	return bpf_map__max_entries(bpf_object__find_map_by_name(scxpol_sched_object(s), map));
-}
-
-static void test_setup_sizes_maps(void **state)
-{
-	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4, .nr_slots = 16, .max_tids = 128);
-	struct scxpol_sched *s;
-	char dir[256];
-
-	(void)state;
-	if (!mounted)
-		skip();
-	snprintf(dir, sizeof(dir), "%s/fresh", mnt);
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
-	assert_int_equal(max_of(s, "scxpol_hint_slots"), 16);
-	assert_int_equal(max_of(s, "scxpol_hint_slot_idx"), 16);
-	assert_int_equal(max_of(s, "scxpol_hint_tid"), 128);
-	assert_int_equal(max_of(s, "scxpol_hint_cgrp"), 16384);
-	assert_int_equal(max_of(s, "scxpol_hint_tgid"), 16384);
-	expect_err(scxpol_hint_setup(s, NULL), EINVAL, "scxpol_hint_setup: limits are NULL");
-	lim.nr_slots = (1U << 20) + 1;
-	expect_err(scxpol_hint_setup(s, &lim), EINVAL, "hint limits: nr_slots 1048577 is more than "
-		   "1048576");
-	scxpol_sched_close(s);
-
-	s = open_policy(SCXPOL_SKEL(minimal_bpf), dir);
-	expect_err(scxpol_hint_setup(s, &lim), EINVAL, "minimal: the BPF object has no map "
-		   "'scxpol_hint_cgrp'; include <scxpol/hint.bpf.h> in the policy");
-	scxpol_sched_close(s);
-}
-
-static void test_setup_respects_pins(void **state)
-{
-	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4, .max_tids = 128);
-	struct scxpol_sched *s;
-
-	(void)state;
-	if (!mounted)
-		skip();
-	/* root holds maps pinned with 64 tids and NR_SLOTS slots */
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), root);
-	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s/scxpol_hint_tid is pinned with 64 "
-		   "entries, the policy asks for 128 (max_tids): pinned hint maps keep their entries "
-		   "across restarts and cannot be resized in place; remove the pins (rm -r %s) to "
-		   "start afresh, or leave max_tids at 0 to keep the pinned size", root, root);
-	/* 0: whatever is pinned */
-	lim.max_tids = 0;
-	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
-	assert_int_equal(max_of(s, "scxpol_hint_tid"), 64);
-	assert_int_equal(max_of(s, "scxpol_hint_slots"), NR_SLOTS);
-	scxpol_sched_close(s);
-}
-
-/*
- * The pin directory and those above it must be the policy's: a directory
- * anyone may write to, a symbolic link, or another user's directory would
- * let someone else put their maps (or a link to a file) where the policy
- * pins its own and then changes their mode. Checked before the BPF load;
- * the host kernel's lack of sched_ext is hidden by a fake sysfs.
- */
-/* Open @o, expect its load to fail with @err and the message, close. */
-#define expect_load_refused(o, err, ...)                                  \
-	do {                                                              \
-		struct scxpol_sched *s_ = scxpol_sched_open(o);           \
-		assert_non_null(s_);                                      \
-		expect_err(scxpol_sched_load(s_), err, __VA_ARGS__);      \
-		scxpol_sched_close(s_);                                   \
-	} while (0)
-
-static void test_pin_dir_checked(void **state)
-{
-	char sys[64] = "/tmp/scxpol-hint-sysfs.XXXXXX", path[256], pins[256];
-	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(hintpol_bpf), .sysfs_root = sys,
-		    .pin_root = pins);
-	static const char *const levels[] = { "sys", "sys/kernel", "sys/kernel/sched_ext" };
-	unsigned int i;
-	int cwd;
-	FILE *f;
-
-	(void)state;
-	if (!mounted)
-		skip();
-	assert_non_null(mkdtemp(sys));
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/%s", sys, levels[i]);
-		assert_int_equal(mkdir(path, 0755), 0);
-	}
-	snprintf(path, sizeof(path), "%s/sys/kernel/sched_ext/state", sys);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("disabled\n", f);
-	fclose(f);
-
-	snprintf(path, sizeof(path), "%s/open", mnt);
-	assert_int_equal(mkdir(path, 0777), 0);
-	assert_int_equal(chmod(path, 0777), 0);
-	snprintf(pins, sizeof(pins), "%s/open/p", mnt);
-	expect_load_refused(&o, EPERM, "pin directory %s: %s is writable by everyone "
-			    "(mode 0777): they could replace the pins", pins, path);
-
-	snprintf(path, sizeof(path), "%s/real", mnt);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(pins, sizeof(pins), "%s/link", mnt);
-	assert_int_equal(symlink(path, pins), 0);
-	expect_load_refused(&o, ENOTDIR, "pin directory %s: %s is not a directory (a "
-			    "symbolic link?)", pins, pins);
-
-	/* sticky is no shelter for the pin directory itself: anyone may pin there first */
-	snprintf(pins, sizeof(pins), "%s/sticky", mnt);
-	assert_int_equal(mkdir(pins, 0700), 0);
-	assert_int_equal(chmod(pins, 01777), 0);
-	expect_load_refused(&o, EPERM, "pin directory %s: %s is writable by everyone "
-			    "(mode 1777): they could replace the pins", pins, pins);
-
-	/* a relative path: checked from the root down, as its absolute path */
-	cwd = open(".", O_RDONLY | O_DIRECTORY);
-	assert_true(cwd >= 0);
-	assert_int_equal(chdir(mnt), 0);
-	snprintf(pins, sizeof(pins), "open/q");
-	snprintf(path, sizeof(path), "%s/open", mnt);
-	expect_load_refused(&o, EPERM, "pin directory open/q: %s is writable by everyone "
-			    "(mode 0777): they could replace the pins", path);
-	assert_int_equal(fchdir(cwd), 0);
-	close(cwd);
-
-	snprintf(path, sizeof(path), "%s/theirs", mnt);
-	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(chown(path, 4242, 4242), 0);
-	snprintf(pins, sizeof(pins), "%s/theirs/p", mnt);
-	expect_load_refused(&o, EPERM, "pin directory %s: %s belongs to uid 4242, not to "
-			    "root or this user: its owner could replace the pins", pins, path);
-
-	snprintf(path, sizeof(path), "%s/sys/kernel/sched_ext/state", sys);
-	unlink(path);
-	for (i = 3; i-- > 0;) {
-		snprintf(path, sizeof(path), "%s/%s", sys, levels[i]);
-		rmdir(path);
-	}
-	rmdir(sys);
-}
-
-/*
- * A pin of another build, whose flags or value size differ: libbpf would
- * not reuse it; say why, and how to start afresh.
- */
-static void test_setup_checks_pinned_flags(void **state)
-{
-	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
-	LIBBPF_OPTS(bpf_map_create_opts, mo);
-	struct scxpol_sched *s;
-	char dir[256], path[512];
-	int fd;
-
-	(void)state;
-	if (!mounted)
-		skip();
-	/* scxpol_hint_tid preallocated (flags 0), where the policy says BPF_F_NO_PREALLOC */
-	snprintf(dir, sizeof(dir), "%s/flags", mnt);
-	make_pins(dir, "scxpol_hint_tid", NULL, NULL);
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "hint_test", 4, 24, 64, &mo);
-	assert_true(fd >= 0);
-	snprintf(path, sizeof(path), "%s/scxpol_hint_tid", dir);
-	assert_int_equal(bpf_obj_pin(fd, path), 0);
-	close(fd);
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s is pinned with flags 0x0, map_extra 0x0; "
-		   "the policy's map has flags 0x1, map_extra 0x0 (a pin from another build?): "
-		   "libbpf reuses a pin only if they are equal; remove the pins (rm -r %s) to "
-		   "start afresh", path, dir);
-	scxpol_sched_close(s);
-
-	snprintf(dir, sizeof(dir), "%s/layout", mnt);
-	make_pins(dir, NULL, "scxpol_hint_tgid", NULL);
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s/scxpol_hint_tgid: map type 1, key 4 "
-		   "bytes, value 8 bytes, flags 0x1; this libscxpol expects type 1, key 4, value 24 "
-		   "(<scxpol/abi/hint.h> of the pin's build and of this program differ): remove the "
-		   "pins (rm -r %s) to start afresh", dir, dir);
-	scxpol_sched_close(s);
-}
-
-/* --- upgrades: pins of an older layout --------------------------------------------------- */
-
-static char log_buf[8192];
-
-static void capture(enum scxpol_log_level l, const char *m, void *c)
-{
-	size_t n = strlen(log_buf);
-
-	(void)c;
-	if (l <= SCXPOL_LOG_INFO)
-		snprintf(log_buf + n, sizeof(log_buf) - n, "%s\n", m);
-}
-
-#define expect_logged(...)                                                \
-	do {                                                              \
-		snprintf(err_buf, sizeof(err_buf), __VA_ARGS__);          \
-		if (!strstr(log_buf, err_buf))                            \
-			fail_msg("not logged: %s\nlog:\n%s", err_buf, log_buf); \
-	} while (0)
-
-static bool pinned_at(const char *dir, const char *sub, const char *map)
-{
-	char path[512];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s%s%s/%s", dir, sub[0] ? "/" : "", sub, map);
-	return !stat(path, &st);
-}
-
-/* The pid of a process that was and is gone. */
-static pid_t dead_pid(void)
-{
-	pid_t pid = spawn_paused();
-
-	reap(pid);
-	return pid;
-}
-
-static const char *const moved_maps[] = { "scxpol_hint_tgid", "scxpol_hint_tid",
-					  "scxpol_hint_slots", "scxpol_hint_slot_idx",
-					  "scxpol_hint_meta" };
-
-/*
- * The maps of layout 1 are moved aside, entries and all, not refused; the
- * new maps have their sizes; after the load, the cgroup hints (never moved)
- * and the hints of live tasks are in the new maps, named by the task's
- * pidfd inode, the dead process's is dropped, registered slots are
- * dropped, each counted in the log, and the side directory is gone.
- */
-static void test_setup_moves_old_layout(void **state)
-{
-	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
-	struct scxpol_hint_slot slot;
-	struct scxpol_hint_task t;
-	__u32 me = (__u32)getpid(), tid = (__u32)gettid(), dead = (__u32)dead_pid(), i;
-	int fd[M_NR], side;
-	struct scxpol_sched *s;
-	char dir[256], path[512];
-	__u64 ino;
-
-	(void)state;
-	if (!mounted)
-		skip();
-	snprintf(dir, sizeof(dir), "%s/old", mnt);
-	make_old_pins(dir, me, dead, tid);
-	log_buf[0] = '\0';
-	scxpol_log_set(capture, SCXPOL_LOG_INFO, NULL);
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	if (scxpol_hint_setup(s, &lim))
-		fail_msg("%s", scxpol_last_error());
-	for (i = 0; i < ARRAY_SIZE(moved_maps); i++) {
-		assert_false(pinned_at(dir, "", moved_maps[i]));
-		assert_true(pinned_at(dir, "layout-1", moved_maps[i]));
-	}
-	assert_true(pinned_at(dir, "", "scxpol_hint_cgrp"));
-	expect_logged("hintpol: hints: scxpol_hint_tgid is of layout 1 (this libscxpol's is 2): "
-		      "moved to %s/layout-1/scxpol_hint_tgid until the load, which replaces it",
-		      dir);
-	/* the pinned sizes, unless the limits ask */
-	assert_int_equal(max_of(s, "scxpol_hint_tgid"), 64);
-	assert_int_equal(max_of(s, "scxpol_hint_slots"), NR_SLOTS);
-	snprintf(path, sizeof(path), "%s/layout-1/scxpol_hint_tgid", dir);
-	side = bpf_obj_get(path);
-	assert_true(side >= 0);
-	assert_int_equal(bpf_map_lookup_elem(side, &dead, &t.hint), 0);
-	assert_int_equal(t.hint.class_id, 2);
-	close(side);
-	scxpol_sched_close(s);
-
-	/* the load: libbpf makes the new maps (a writer wrote one tid hint before the carry) */
-	for (i = 0; i < M_NR; i++) {
-		const struct hint_pin_map *p = &hint_pin_maps[i];
-		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = p->flags);
-
-		fd[i] = bpf_map_create(p->type, "hint_test", p->key, p->value, p->max, &o);
-		assert_true(fd[i] >= 0);
-	}
-	t = (struct scxpol_hint_task){ .hint = { .importance = 3, .flags = SCXPOL_HINT_F_IMPORTANCE } };
-	assert_int_equal(bpf_map_update_elem(fd[M_TID], &tid, &t, BPF_ANY), 0);
-	assert_int_equal(scxpol_hint__layout_carry(dir, "t", fd), 0);
-
-	assert_int_equal(bpf_map_lookup_elem(fd[M_TGID], &me, &t), 0);
-	assert_int_equal(t.hint.class_id, 1);
-	assert_int_equal(t.hint.flags, SCXPOL_HINT_F_CLASS);
-	assert_int_equal(scxpol_hint__task_ino(M_TGID, (pid_t)me, &ino), 0);
-	assert_true(t.pid_ino == ino);
-	assert_int_equal(bpf_map_lookup_elem(fd[M_TGID], &dead, &t), -ENOENT);
-	/* the newer one wins */
-	assert_int_equal(bpf_map_lookup_elem(fd[M_TID], &tid, &t), 0);
-	assert_int_equal(t.hint.importance, 3);
-	for (i = 0; i < NR_SLOTS; i++) {
-		assert_int_equal(bpf_map_lookup_elem(fd[M_SLOTS], &i, &slot), 0);
-		assert_int_equal(slot.tid, 0);
-	}
-	expect_logged("t: hints: scxpol_hint_tgid of layout 1: 1 kept, 1 dropped (no live process "
-		      "has the id), 0 replaced by newer ones; layout 1 could not tell a reused id, "
-		      "so a kept hint is now the live process's that has the id");
-	expect_logged("t: hints: scxpol_hint_tid of layout 1: 0 kept, 0 dropped (no live thread "
-		      "has the id), 1 replaced by newer ones;");
-	expect_logged("t: hints: scxpol_hint_slots of layout 1: 0 kept, 1 dropped (registered "
-		      "threads: each keeps writing the old slot it mapped, and must register again)");
-	expect_logged("t: hints: scxpol_hint_slot_idx of layout 1: 0 kept, 1 dropped (they "
-		      "indexed the old scxpol_hint_slots)");
-	expect_logged("t: hints: scxpol_hint_meta of layout 1: 0 kept, 0 dropped (the loader "
-		      "wrote the limits anew)");
-	assert_false(pinned_at(dir, "", "layout-1"));
-	for (i = 0; i < M_NR; i++)
-		close(fd[i]);
-}
-
-/*
- * A load that fails after the move leaves the old pins aside: the next
- * start takes its sizes from them and carries them after its own load. An
- * old pin in place as well (an older build started since) is refused.
- */
-static void test_setup_resumes_layout(void **state)
-{
-	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
-	struct scxpol_sched *s;
-	char dir[256], path[512];
-	unsigned int i;
-
-	(void)state;
-	if (!mounted)
-		skip();
-	snprintf(dir, sizeof(dir), "%s/old", mnt);
-	make_old_pins(dir, (__u32)getpid(), (__u32)dead_pid(), (__u32)gettid());
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
-	scxpol_sched_close(s);
-
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	assert_int_equal(scxpol_hint_setup(s, &lim), 0);
-	for (i = 0; i < ARRAY_SIZE(moved_maps); i++)
-		assert_true(pinned_at(dir, "layout-1", moved_maps[i]));
-	assert_int_equal(max_of(s, "scxpol_hint_tgid"), 64);
-	scxpol_sched_close(s);
-
-	close(make_pin(dir, "scxpol_hint_tgid", 16, BPF_F_NO_PREALLOC));
-	snprintf(path, sizeof(path), "%s/scxpol_hint_tgid", dir);
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s is of hint layout 1 and "
-		   "%s/layout-1/scxpol_hint_tgid exists too (an upgrade was interrupted, and an "
-		   "older build started since?): remove the one whose hints are not to be kept",
-		   path, dir);
-	scxpol_sched_close(s);
-}
-
-/* A shape of no known layout is refused, and nothing is moved before it is. */
-static void test_setup_refuses_unknown_layout(void **state)
-{
-	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_classes = 4);
-	struct scxpol_sched *s;
-	char dir[256], path[512];
-
-	(void)state;
-	if (!mounted)
-		skip();
-	snprintf(dir, sizeof(dir), "%s/old", mnt);
-	make_old_pins(dir, (__u32)getpid(), (__u32)dead_pid(), (__u32)gettid());
-	snprintf(path, sizeof(path), "%s/scxpol_hint_meta", dir);
-	assert_int_equal(unlink(path), 0);
-	close(make_pin(dir, "scxpol_hint_meta", 8, 0));
-	s = open_policy(SCXPOL_SKEL(hintpol_bpf), dir);
-	expect_err(scxpol_hint_setup(s, &lim), EEXIST, "%s: map type 2, key 4 bytes, value 8 "
-		   "bytes, flags 0x0; this libscxpol expects type 2, key 4, value 16, "
-		   "BPF_F_RDONLY_PROG (<scxpol/abi/hint.h> of the pin's build and of this program "
-		   "differ): remove the pins (rm -r %s) to start afresh", path, dir);
-	assert_true(pinned_at(dir, "", "scxpol_hint_tgid"));
-	assert_false(pinned_at(dir, "", "layout-1"));
-	scxpol_sched_close(s);
 }
 
 /* The pruner finds the cgroup2 mount in /proc/self/mountinfo (no root needed). */
@@ -1725,32 +1270,25 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_proc_status),
-		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_limits_not_writable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_set_get_clear_tid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_other_pid_namespace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_pools, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cgroup_paths, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_map, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hidden_tasks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_count_while_entries_go, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thread_slot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thread_race, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prune_without_cgroup_tree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pid_reused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pid_reused_under_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tid_reused_slot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_pidfd_open, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setup_sizes_maps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setup_respects_pins, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setup_checks_pinned_flags, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setup_moves_old_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setup_resumes_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setup_refuses_unknown_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pin_dir_checked, setup, teardown),
+		hint_pins_test(test_open_errors),
+		hint_pins_test(test_permissions),
+		hint_pins_test(test_limits_not_writable),
+		hint_pins_test(test_set_get_clear_tid),
+		hint_pins_test(test_checks),
+		hint_pins_test(test_other_pid_namespace),
+		hint_pins_test(test_no_pools),
+		hint_pins_test(test_cgroup_paths),
+		hint_pins_test(test_full_map),
+		hint_pins_test(test_hidden_tasks),
+		hint_pins_test(test_count_while_entries_go),
+		hint_pins_test(test_thread_slot),
+		hint_pins_test(test_thread_race),
+		hint_pins_test(test_prune),
+		hint_pins_test(test_prune_without_cgroup_tree),
+		hint_pins_test(test_pid_reused),
+		hint_pins_test(test_pid_reused_under_write),
+		hint_pins_test(test_tid_reused_slot),
+		hint_pins_test(test_no_pidfd_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
