@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* The hint maps as a policy pins them, for tests of hint clients and of the policy side. */
+/* The hint maps as a policy pins them, and the helpers the hint tests share. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include <scxpol/abi/hint.h>
 #include <scxpol/common.h>
+#include <scxpol/hint.h>
 
 #include "hint_pins.h"
 #include "pidfd_native.h"
@@ -168,4 +170,86 @@ void reap(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+struct scxpol_hint_client *open_at(const char *dir)
+{
+	SCXPOL_OPTS(scxpol_hint_client_opts, o, .pin_root = dir);
+
+	return scxpol_hint_client_open("t", &o);
+}
+
+struct scxpol_hint_client *open_client(void)
+{
+	struct scxpol_hint_client *c;
+
+	if (!hint_mounted)
+		skip();
+	c = open_at(hint_root);
+	assert_non_null(c);
+	return c;
+}
+
+int pin(const char *map)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", hint_root, map);
+	fd = bpf_obj_get(path);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+__u64 gen(struct scxpol_hint_client *c)
+{
+	__u64 g;
+	int fd;
+
+	(void)c;
+	fd = pin("scxpol_hint_gen");
+	assert_int_equal(bpf_map_lookup_elem(fd, &(__u32){ 0 }, &g), 0);
+	close(fd);
+	return g;
+}
+
+void share_pins(void)
+{
+	char path[512];
+	size_t i;
+
+	assert_int_equal(chown(hint_root, (uid_t)-1, 4242), 0);
+	assert_int_equal(chmod(hint_root, 0710), 0);
+	for (i = 0; i < NR_HINT_PIN_MAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", hint_root, hint_pin_maps[i].name);
+		assert_int_equal(chown(path, (uid_t)-1, 4242), 0);
+		assert_int_equal(chmod(path, hint_pin_maps[i].flags & BPF_F_RDONLY_PROG ? 0640 : 0660),
+				 0);
+	}
+}
+
+void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->tid = gettid();
+	pthread_barrier_wait(&w->b);
+	pthread_barrier_wait(&w->b);
+	return NULL;
+}
+
+void cgroup2_mount(char *buf, size_t len)
+{
+	char line[1024], r[512], m[512];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	buf[0] = '\0';
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " - cgroup2 ") &&
+		    sscanf(line, "%*s %*s %*s %511s %511s", r, m) == 2 && !strcmp(r, "/")) {
+			snprintf(buf, len, "%s", m);
+			break;
+		}
+	fclose(f);
 }

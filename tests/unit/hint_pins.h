@@ -2,15 +2,21 @@
 /*
  * The hint maps as a policy pins them (<scxpol/abi/hint.h>), made on the
  * host for tests of hint clients and of the policy side: needs root and a
- * bpffs mount (hint_pins_setup() makes one).
+ * bpffs mount (hint_pins_setup() makes one). And what the hint tests share
+ * besides: clients of those pins, threads and children to name, the cgroup2
+ * mount.
  */
 #ifndef HINT_PINS_H
 #define HINT_PINS_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include <bpf/bpf.h>
+
+#include <scxpol/hint.h>
 
 #define NR_SLOTS 8
 #define NR_HINT_PIN_MAPS 7
@@ -71,5 +77,31 @@ int hint_pins_teardown(void **state);
 pid_t spawn_paused(void);
 /* Kill and reap child @pid. */
 void reap(pid_t pid);
+
+/* A client of the pins under @dir, for policy 't'; NULL as the open fails. */
+struct scxpol_hint_client *open_at(const char *dir);
+/* A client of the pins under hint_root; skips the test without the bpffs mount. */
+struct scxpol_hint_client *open_client(void);
+/* A pin of the hint maps under hint_root, opened. */
+int pin(const char *map);
+/* The generation writers bump, in the pins @c opened (those under hint_root). */
+__u64 gen(struct scxpol_hint_client *c);
+
+/*
+ * The pins as pin_gid 4242 and pin_mode 0660 leave them: the limits, which
+ * the programs only read (BPF_F_RDONLY_PROG), 0640.
+ */
+void share_pins(void);
+
+struct waiter {
+	pthread_barrier_t b;
+	pid_t tid;
+};
+
+/* A thread that lives between two barriers; its tid in w->tid. */
+void *wait_thread(void *arg);
+
+/* The cgroup2 mount point, or "" if there is none. */
+void cgroup2_mount(char *buf, size_t len);
 
 #endif
