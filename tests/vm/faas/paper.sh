@@ -12,13 +12,22 @@ echo "function,arrival_ms,duration_ms,kind" >$trace
 # long enough for the checks below to see both bodies while they work
 for i in 0 1; do echo "burst$i,$((i * 10)),8000,cpu" >>$trace; done
 
-# class PID: "POLICY EXT" from one read of /proc/PID/sched (its policy
-# field and ext.enabled), empty if the task is gone
+# class VAR PID: VAR = "POLICY EXT" from one read of /proc/PID/sched (its
+# policy field and ext.enabled), empty if the task is gone. Builtins only,
+# as everything the observer below runs: with two bodies spinning, a fork
+# and exec in the emulated guest on a loaded host took up to a second, and
+# the observer, forking a dozen per look, missed a body's whole 8 s (seen
+# in 1 of 6 runs on a busy host, every run with a CPU hog beside the VM)
 class() {
-	local s
-	s=$(cat "/proc/$1/sched" 2>/dev/null) || return 0
-	echo "$(sed -n 's/^policy *: *\([0-9-]*\)$/\1/p' <<<"$s")" \
-		"$(sed -n 's/^ext\.enabled *: *\([0-9-]*\)$/\1/p' <<<"$s")"
+	local -n _c=$1
+	local l pol='' ext=''
+	_c=
+	while read -r l; do
+		[[ $l =~ ^policy\ *:\ *([0-9-]+)$ ]] && pol=${BASH_REMATCH[1]}
+		[[ $l =~ ^ext\.enabled\ *:\ *([0-9-]+)$ ]] && ext=${BASH_REMATCH[1]}
+		: # (the loop's status: only a failed redirection makes it 1)
+	done 2>/dev/null <"/proc/$2/sched" || return 0
+	_c="$pol $ext"
 }
 spin_pids=()
 cleanup() {
@@ -49,8 +58,10 @@ until [ "$(cat /proc/$ext/comm)" = sh ]; do
 	kill -0 $ext 2>/dev/null || fail "the SCHED_EXT spinner exited (no SCHED_EXT on this kernel?)"
 	sleep 0.1
 done
-expect_eq "unrelated spinner (pid $fair): policy, ext.enabled" "$(class $fair)" "0 0"
-expect_eq "SCHED_EXT spinner (pid $ext): policy, ext.enabled" "$(class $ext)" "7 1"
+class c $fair
+expect_eq "unrelated spinner (pid $fair): policy, ext.enabled" "$c" "0 0"
+class c $ext
+expect_eq "SCHED_EXT spinner (pid $ext): policy, ext.enabled" "$c" "7 1"
 kill "${spin_pids[@]}"
 wait "${spin_pids[@]}" 2>/dev/null
 spin_pids=()
@@ -64,11 +75,13 @@ replay_pid=$!
 # for its report): its class then, and the control plane's (the bodies'
 # parent) while the first one runs
 declare -A seen=()
+renice -n -10 -p $$ >/dev/null || fail "cannot renice the test to -10"
 while :; do
 	for f in /sys/fs/cgroup/faas-paper/inv-*/cgroup.procs; do
-		p=$(head -n 1 "$f" 2>/dev/null)
+		p=
+		read -r p 2>/dev/null <"$f"
 		[ -n "$p" ] && [ -z "${seen[$p]:-}" ] || continue
-		c=$(class "$p")
+		class c "$p"
 		[ -n "$c" ] && [ "${c%% *}" != 1 ] || continue
 		seen[$p]=$c
 		expect_eq "function body $f (pid $p) released: policy, ext.enabled" "$c" "7 1"
@@ -78,12 +91,14 @@ while :; do
 			# alive: a scan of every process races with the replay's forks)
 			read -r _ _ _ cp _ <"/proc/$p/stat" ||
 				fail "body $p ended before its parent could be read"
-			ps_cp=$(ps -o pid=,comm=,cgroup= -p "$cp")
-			[ "$(cat "/proc/$cp/comm")" = faas-replay ] &&
-				! grep -q '/faas-paper/inv-' "/proc/$cp/cgroup" ||
-				fail "the parent of body $p is not the control plane: $ps_cp;" \
-					"faas-replay processes: $(ps -o pid=,ppid=,comm=,cgroup= -C faas-replay)"
-			expect_eq "control plane (pid $cp): policy, ext.enabled" "$(class "$cp")" "1 0"
+			cp_comm= cp_cg=
+			read -r cp_comm <"/proc/$cp/comm"
+			read -r cp_cg <"/proc/$cp/cgroup"
+			[ "$cp_comm" = faas-replay ] && [[ $cp_cg != */faas-paper/inv-* ]] ||
+				fail "the parent of body $p is not the control plane: pid $cp $cp_comm" \
+					"$cp_cg; faas-replay processes: $(ps -o pid=,ppid=,comm=,cgroup= -C faas-replay)"
+			class c "$cp"
+			expect_eq "control plane (pid $cp): policy, ext.enabled" "$c" "1 0"
 		fi
 	done
 	[ ${#seen[@]} -lt 2 ] || break
@@ -91,7 +106,7 @@ while :; do
 		fail "the replay ended with ${#seen[@]} of 2 bodies seen released (pids ${!seen[*]});" \
 			"its times (ms since the start): $(cut -d, -f1,7-12 /tmp/paper.csv 2>/dev/null |
 			paste -sd ' ');" "its report: $(cat /tmp/paper.out)"
-	sleep 0.1
+	nap 0.1
 done
 wait $replay_pid || fail "the replay failed: $(cat /tmp/paper.out)"
 assert_attached faas
