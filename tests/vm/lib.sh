@@ -46,14 +46,15 @@ wait_state() {
 }
 
 # start_policy NAME LOG CMD...: start a policy loader in the background and
-# wait until the kernel reports it attached under NAME. Sets POLICY_PID.
+# wait until the kernel reports it attached under NAME, up to START_SECS
+# seconds (default 30). Sets POLICY_PID.
 start_policy() {
-	local name=$1 log=$2 i
+	local name=$1 log=$2 i secs=${START_SECS:-30}
 	shift 2
 	"$@" >"$log" 2>&1 &
 	POLICY_PID=$!
 	POLICY_LOG=$log
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < secs * 10; i++)); do
 		if [ "$(scx_state)" = enabled ] && [ "$(scx_ops)" = "$name" ]; then
 			return 0
 		fi
@@ -64,7 +65,7 @@ start_policy() {
 		sleep 0.1
 	done
 	cat "$log" >&2
-	fail "policy '$name' did not attach in 30s (state '$(scx_state)', ops '$(scx_ops)')"
+	fail "policy '$name' did not attach in ${secs}s (state '$(scx_state)', ops '$(scx_ops)')"
 }
 
 # assert_attached NAME: the scheduler is enabled and is NAME
