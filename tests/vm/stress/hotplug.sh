@@ -30,62 +30,12 @@ done
 # time under the workload after each restart, in which every worker must
 # progress (an emulated guest needs seconds for that under this load)
 gap=$((STRESS_SECS / 10 > 3 ? STRESS_SECS / 10 : 3))
-# how long a step waits for the policy to be attached again
-RESTART_MAX=300
-
-# restart_stuck WHAT: what a restart that never came was doing, on the
-# console (the guest may be too stuck to print the test's own output): the
-# scheduler's state, where the loader waits, and SysRq's blocked tasks and CPUs
-restart_stuck() {
-	local st ops
-	get st $SCX/state
-	ops=$(cat $SCX/root/ops 2>/dev/null)
-	{
-		echo "stress hotplug: $P_NAME: no restart after $1: state=$st root/ops=$ops"
-		echo "stress hotplug: loader $POLICY_PID: $(grep -m1 '^State:' /proc/$POLICY_PID/status)" \
-			"wchan=$(cat /proc/$POLICY_PID/wchan 2>/dev/null)"
-		while read -r line; do echo "stress hotplug: loader stack: $line"; done \
-			</proc/$POLICY_PID/stack
-	} >/dev/kmsg 2>&1
-	echo w >/proc/sysrq-trigger
-	echo l >/proc/sysrq-trigger
-}
 
 # step CPU VALUE: write VALUE to CPU's online file; wait for the restart
 step() {
-	local seq now restarts n t0=$SECONDS
-	get seq $SCX/enable_seq
-	count_in restarts "$P_LOG" 'restarting (#'
-	# (on the console too: a hung guest's console says which step it was)
-	echo "stress hotplug: $P_NAME: $1 online=$2" >/dev/kmsg
-	echo "$2" >$CPUS/$1/online || fail "cannot set $1 online=$2"
-	# (a restart of ads under this load took up to 107 s in the emulated guest)
-	while ((SECONDS - t0 < RESTART_MAX)); do
-		get now $SCX/enable_seq
-		count_in n "$P_LOG" 'restarting (#'
-		[ "$now" -gt "$seq" ] && [ "$n" -gt "$restarts" ] && attached_now && break
-		kill -0 "$POLICY_PID" 2>/dev/null ||
-			fail "$P_NAME: the loader exited after $1 online=$2: $(cat "$P_LOG")"
-		nap 0.1
-	done
-	[ "$now" -gt "$seq" ] || {
-		restart_stuck "$1 online=$2"
-		fail "$P_NAME: no re-enable after $1 online=$2: $(cat "$P_LOG")"
-	}
-	assert_attached_now "after $1 online=$2"
+	hotplug_restart "$1" "$2"
 	# (as it goes: a test that times out shows how far it got)
-	note "$P_NAME: $1 online=$2: re-attached after $((SECONDS - t0)) s"
-	echo "stress hotplug: $P_NAME: $1 online=$2: re-attached after $((SECONDS - t0)) s" >/dev/kmsg
-	restarts=$((restarts + 1))
-	# the policy's ops.cpu_online/offline kept it loaded through the event
-	# and the library restarted it after (not the kernel's unload during it)
-	local went=offline
-	[ "$2" = 1 ] && went=online
-	grep -q "restarting (#$restarts).*: cpu ${1#cpu} went $went\$" "$P_LOG" ||
-		fail "$P_NAME: no 'restarting (#$restarts) ...: cpu ${1#cpu} went $went' after" \
-			"$1 online=$2: $(cat "$P_LOG")"
-	! grep -q "exiting scheduler" "$P_LOG" ||
-		fail "$P_NAME: the kernel unloaded the policy at $1 online=$2: $(cat "$P_LOG")"
+	note "$P_NAME: $1 online=$2: re-attached after $RESTART_SECS s"
 	assert_placed "after $1 online=$2"
 	kv RUNNABLE runnable "$SNAP"
 	nap "$gap"
