@@ -543,91 +543,17 @@ static int map_clear(struct scxpol_hint_client *c, int m, const void *key, const
 	return 0;
 }
 
-/* The id of cgroup2 directory @path into *@id; @what gets its description. */
-static int cgroup_id(const char *path, __u64 *id, char *what, size_t len)
+int scxpol_hint_cgroup_id(const char *path, uint64_t *id)
 {
+	SCXPOL_NONNULL(id, "output id");
 	unsigned long long v;
-	int r = scxpol_cgroup_id(path, &v);
-
-	if (r)
-		return r;
-	*id = v;
-	snprintf(what, len, "cgroup %s (id %llu)", path, v);
-	return 0;
-}
-
-int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
-			      const struct scxpol_hint *h)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char what[64];
-	__u64 key = cgid;
-
-	scxpol_err_clear();
-	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
-	if (!cgid)
-		return scxpol_err(EINVAL, "%s: not a cgroup id", what);
-	return map_set(c, M_CGRP, &key, what, h, 0);
-}
-
-int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
-				const struct scxpol_hint *h)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char what[PATH_MAX + 64];
-	__u64 key;
 	int r;
 
 	scxpol_err_clear();
-	r = cgroup_id(path, &key, what, sizeof(what));
-	return r ? r : map_set(c, M_CGRP, &key, what, h, 0);
-}
-
-int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid, struct scxpol_hint *out)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char what[64];
-	__u64 key = cgid;
-
-	scxpol_err_clear();
-	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
-	return map_get(c, M_CGRP, &key, what, out);
-}
-
-int scxpol_hint_get_cgroup_path(struct scxpol_hint_client *c, const char *path,
-				struct scxpol_hint *out)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char what[PATH_MAX + 64];
-	__u64 key;
-	int r;
-
-	scxpol_err_clear();
-	r = cgroup_id(path, &key, what, sizeof(what));
-	return r ? r : map_get(c, M_CGRP, &key, what, out);
-}
-
-int scxpol_hint_clear_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char what[64];
-	__u64 key = cgid;
-
-	scxpol_err_clear();
-	snprintf(what, sizeof(what), "cgroup id %llu", (unsigned long long)cgid);
-	return map_clear(c, M_CGRP, &key, what);
-}
-
-int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	char what[PATH_MAX + 64];
-	__u64 key;
-	int r;
-
-	scxpol_err_clear();
-	r = cgroup_id(path, &key, what, sizeof(what));
-	return r ? r : map_clear(c, M_CGRP, &key, what);
+	r = scxpol_cgroup_id(path, &v);
+	if (!r)
+		*id = v;
+	return r;
 }
 
 int scxpol_proc_status_tgid(const char *text, pid_t *tgid)
@@ -814,40 +740,79 @@ static int task_clear(struct scxpol_hint_client *c, int m, pid_t id)
 	return r ? r : map_clear(c, m, &key, what);
 }
 
-int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid, const struct scxpol_hint *h)
+/*
+ * Check @id of @kind and describe it in @what; task ids are checked further
+ * by task_target().
+ */
+static int hint_target(enum scxpol_hint_kind kind, uint64_t id, char *what, size_t len)
 {
-	SCXPOL_NONNULL(c, "hint client");
-	return task_set(c, M_TGID, tgid, h);
+	unsigned long long v = id;
+
+	switch (kind) {
+	case SCXPOL_HINT_CGROUP:
+		snprintf(what, len, "cgroup id %llu", v);
+		return v ? 0 : scxpol_err(EINVAL, "%s: not a cgroup id", what);
+	case SCXPOL_HINT_TGID:
+	case SCXPOL_HINT_TID:
+		snprintf(what, len, "%s %lld", kind == SCXPOL_HINT_TGID ? "tgid" : "tid",
+			 (long long)v);
+		if (!v || v > INT_MAX)
+			return scxpol_err(EINVAL, "%s: not a %s id", what,
+					  kind == SCXPOL_HINT_TGID ? "process" : "thread");
+		return 0;
+	}
+	snprintf(what, len, "hint kind %d", (int)kind);
+	return scxpol_err(EINVAL, "%s: unknown (SCXPOL_HINT_CGROUP, _TGID or _TID)", what);
 }
 
-int scxpol_hint_get_tgid(struct scxpol_hint_client *c, pid_t tgid, struct scxpol_hint *out)
+int scxpol_hint_set(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id,
+		    const struct scxpol_hint *h)
 {
 	SCXPOL_NONNULL(c, "hint client");
-	return task_get(c, M_TGID, tgid, out);
+	char what[64];
+	__u64 key = id;
+	int r;
+
+	scxpol_err_clear();
+	r = hint_target(kind, id, what, sizeof(what));
+	if (r)
+		return r;
+	if (kind == SCXPOL_HINT_CGROUP)
+		return map_set(c, M_CGRP, &key, what, h, 0);
+	return task_set(c, kind == SCXPOL_HINT_TGID ? M_TGID : M_TID, (pid_t)id, h);
 }
 
-int scxpol_hint_clear_tgid(struct scxpol_hint_client *c, pid_t tgid)
+int scxpol_hint_get(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id,
+		    struct scxpol_hint *out)
 {
 	SCXPOL_NONNULL(c, "hint client");
-	return task_clear(c, M_TGID, tgid);
+	char what[64];
+	__u64 key = id;
+	int r;
+
+	scxpol_err_clear();
+	r = hint_target(kind, id, what, sizeof(what));
+	if (r)
+		return r;
+	if (kind == SCXPOL_HINT_CGROUP)
+		return map_get(c, M_CGRP, &key, what, out);
+	return task_get(c, kind == SCXPOL_HINT_TGID ? M_TGID : M_TID, (pid_t)id, out);
 }
 
-int scxpol_hint_set_tid(struct scxpol_hint_client *c, pid_t tid, const struct scxpol_hint *h)
+int scxpol_hint_clear(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id)
 {
 	SCXPOL_NONNULL(c, "hint client");
-	return task_set(c, M_TID, tid, h);
-}
+	char what[64];
+	__u64 key = id;
+	int r;
 
-int scxpol_hint_get_tid(struct scxpol_hint_client *c, pid_t tid, struct scxpol_hint *out)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	return task_get(c, M_TID, tid, out);
-}
-
-int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid)
-{
-	SCXPOL_NONNULL(c, "hint client");
-	return task_clear(c, M_TID, tid);
+	scxpol_err_clear();
+	r = hint_target(kind, id, what, sizeof(what));
+	if (r)
+		return r;
+	if (kind == SCXPOL_HINT_CGROUP)
+		return map_clear(c, M_CGRP, &key, what);
+	return task_clear(c, kind == SCXPOL_HINT_TGID ? M_TGID : M_TID, (pid_t)id);
 }
 
 int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out)

@@ -21,14 +21,14 @@ static int hint_assign(void *ctx, uint64_t cgroup_id, int domain)
 	struct hint_sink *s = ctx;
 	struct scxpol_hint h = { .pool = domain, .flags = SCXPOL_HINT_F_POOL };
 
-	return scxpol_hint_set_cgroup_id(s->client, cgroup_id, &h);
+	return scxpol_hint_set(s->client, SCXPOL_HINT_CGROUP, cgroup_id, &h);
 }
 
 static int hint_clear(void *ctx, uint64_t cgroup_id)
 {
 	struct hint_sink *s = ctx;
 
-	return scxpol_hint_clear_cgroup_id(s->client, cgroup_id);
+	return scxpol_hint_clear(s->client, SCXPOL_HINT_CGROUP, cgroup_id);
 }
 
 static const char *hint_error(void *ctx)

@@ -108,68 +108,55 @@ scxpol_hint_client_open(const char *policy, const struct scxpol_hint_client_opts
 SCXPOL_API void scxpol_hint_client_close(struct scxpol_hint_client *c);
 
 /*
- * scxpol_hint_set_cgroup_id - set the hint of cgroup @cgid (its cgroup2
- * directory's inode number; tasks in descendant cgroups inherit it unless
- * a nearer cgroup has the field). @h->flags says which fields are set; the
- * values must be within the policy's limits. -EINVAL: no or unknown flags,
- * a value out of range (the message gives the accepted range); -ENOSPC:
- * the map is full (prune, or raise the policy's max_cgroups).
+ * What a hint is for, and what its id is. A cgroup's hint covers the tasks
+ * in it and in its descendants unless a nearer cgroup has the field; a
+ * process's covers all its threads; a thread's only that thread (the
+ * precedence between them: <scxpol/abi/hint.h>).
+ *
+ * A process's or thread's hint is that task's: a later task given the same
+ * id does not inherit it, also when this one exits before the write lands
+ * (the BPF side ignores the entry, counted in hint_stale; the prune removes
+ * it). Task ids are those of the initial PID namespace: a task hint call
+ * from another (a container's) is -EOPNOTSUPP, since its numbers name
+ * other tasks of the host's.
  */
-SCXPOL_API int scxpol_hint_set_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
-					 const struct scxpol_hint *h);
+enum scxpol_hint_kind {
+	SCXPOL_HINT_CGROUP, /* id: the cgroup2 directory's inode (scxpol_hint_cgroup_id()) */
+	SCXPOL_HINT_TGID,   /* id: a process id */
+	SCXPOL_HINT_TID,    /* id: a thread id */
+};
 
 /*
- * scxpol_hint_set_cgroup_path - the same for the cgroup2 directory @path
- * (e.g. "/sys/fs/cgroup/faas/fn1"). -ENOENT, -ENOTDIR or -EINVAL when
- * @path is not a cgroup2 directory.
+ * scxpol_hint_cgroup_id - the id of cgroup2 directory @path (e.g.
+ * "/sys/fs/cgroup/faas/fn1") into *@id. -ENOENT, -ENOTDIR, or -EINVAL
+ * when @path is not on cgroup2.
  */
-SCXPOL_API int scxpol_hint_set_cgroup_path(struct scxpol_hint_client *c, const char *path,
-					   const struct scxpol_hint *h);
-
-/* scxpol_hint_get_cgroup_id/_path - the hint of a cgroup into @out; -ENOENT if none. */
-SCXPOL_API int scxpol_hint_get_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid,
-					 struct scxpol_hint *out);
-SCXPOL_API int scxpol_hint_get_cgroup_path(struct scxpol_hint_client *c, const char *path,
-					   struct scxpol_hint *out);
-
-/* scxpol_hint_clear_cgroup_id/_path - remove a cgroup's hint; -ENOENT if it had none. */
-SCXPOL_API int scxpol_hint_clear_cgroup_id(struct scxpol_hint_client *c, uint64_t cgid);
-SCXPOL_API int scxpol_hint_clear_cgroup_path(struct scxpol_hint_client *c, const char *path);
+SCXPOL_API int scxpol_hint_cgroup_id(const char *path, uint64_t *id);
 
 /*
- * scxpol_hint_set_tgid - set the hint of process @tgid (all its threads).
- * The hint is this process's: a later process given the same pid does not
- * inherit it, also when this one exits before the write lands (the BPF
- * side ignores it, counted in hint_stale; the prune removes it). -ESRCH
- * when no such process exists; -EOPNOTSUPP without pidfs; -ENOSYS
- * without pidfd_open(); otherwise as _set_cgroup_id. Ids are those of the
- * initial PID namespace: every _tgid and _tid call from another (a
- * container's) is -EOPNOTSUPP, since its numbers name other tasks of the
- * host's.
+ * scxpol_hint_set - set the hint of @id of @kind. @h->flags says which
+ * fields are set; the values must be within the policy's limits.
+ * -EINVAL: an unknown kind, an id that cannot be one of @kind (0, a task
+ * id above INT_MAX), no or unknown flags, a value out of range (the
+ * message gives the accepted range); -ENOSPC: the map is full (prune, or
+ * raise the policy's max_*). For tasks: -ESRCH when no such process or
+ * thread exists (a thread's id as a process's included); -EOPNOTSUPP
+ * without pidfs or outside the initial PID namespace; -ENOSYS without
+ * pidfd_open().
  */
-SCXPOL_API int scxpol_hint_set_tgid(struct scxpol_hint_client *c, pid_t tgid,
-				    const struct scxpol_hint *h);
-/*
- * scxpol_hint_get_tgid - process @tgid's hint into @out; -ENOENT if none,
- * also when the entry for @tgid was set for a process that is gone.
- */
-SCXPOL_API int scxpol_hint_get_tgid(struct scxpol_hint_client *c, pid_t tgid,
-				    struct scxpol_hint *out);
-/* scxpol_hint_clear_tgid - remove process @tgid's hint; -ENOENT if none. */
-SCXPOL_API int scxpol_hint_clear_tgid(struct scxpol_hint_client *c, pid_t tgid);
+SCXPOL_API int scxpol_hint_set(struct scxpol_hint_client *c, enum scxpol_hint_kind kind,
+			       uint64_t id, const struct scxpol_hint *h);
 
 /*
- * scxpol_hint_set_tid - set the hint of thread @tid, this thread's only
- * (as _set_tgid). -ESRCH when no such thread exists; otherwise as
- * _set_tgid.
+ * scxpol_hint_get - the hint of @id of @kind into @out; -ENOENT if none,
+ * also when a task's entry was set for a task that is gone.
  */
-SCXPOL_API int scxpol_hint_set_tid(struct scxpol_hint_client *c, pid_t tid,
-				   const struct scxpol_hint *h);
-/* scxpol_hint_get_tid - thread @tid's hint into @out; -ENOENT if none (as _get_tgid). */
-SCXPOL_API int scxpol_hint_get_tid(struct scxpol_hint_client *c, pid_t tid,
-				   struct scxpol_hint *out);
-/* scxpol_hint_clear_tid - remove thread @tid's hint; -ENOENT if none. */
-SCXPOL_API int scxpol_hint_clear_tid(struct scxpol_hint_client *c, pid_t tid);
+SCXPOL_API int scxpol_hint_get(struct scxpol_hint_client *c, enum scxpol_hint_kind kind,
+			       uint64_t id, struct scxpol_hint *out);
+
+/* scxpol_hint_clear - remove the hint of @id of @kind; -ENOENT if it had none. */
+SCXPOL_API int scxpol_hint_clear(struct scxpol_hint_client *c, enum scxpol_hint_kind kind,
+				 uint64_t id);
 
 /*
  * scxpol_hint_prune - remove the entries of tasks and cgroups that no
@@ -207,8 +194,8 @@ SCXPOL_API int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_
  * syscall. Safe against threads and processes registering at the same time
  * (a slot is claimed with a compare-and-swap on its owner). The slot's
  * importance starts at 0 and overrides the importance of the thread's map
- * hints; the slot names this thread (as _set_tid), so a later thread given
- * its tid does not inherit it. NULL + errno: ENOSPC (every slot taken),
+ * hints; the slot names this thread (as a SCXPOL_HINT_TID hint does), so
+ * a later thread given its tid does not inherit it. NULL + errno: ENOSPC (every slot taken),
  * EEXIST (the thread is registered already), EOPNOTSUPP (not in the
  * initial PID namespace, or no pidfs), ENOSYS (no pidfd_open()).
  */

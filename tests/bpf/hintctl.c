@@ -99,35 +99,39 @@ static int parse_fields(int argc, char **argv, struct scxpol_hint *h)
 	return 0;
 }
 
-/* set/get/clear on tid|tgid|cgroup TARGET */
-static int target_op1(const char *op, const char *kind, const char *target, struct scxpol_hint *h)
+/* set/get/clear on tid|tgid|cgroup TARGET (a cgroup by id or by path) */
+static int target_op1(const char *op, const char *kind_name, const char *target,
+		      struct scxpol_hint *h)
 {
-	bool path = target[0] == '/';
-	long long id = path ? 0 : strtoll(target, NULL, 0);
+	enum scxpol_hint_kind kind;
+	char what[4200];
+	uint64_t id;
 	int r;
 
-	if (!strcmp(kind, "tid")) {
-		r = !strcmp(op, "set") ? scxpol_hint_set_tid(client, (pid_t)id, h)
-		    : !strcmp(op, "get") ? scxpol_hint_get_tid(client, (pid_t)id, h)
-					 : scxpol_hint_clear_tid(client, (pid_t)id);
-	} else if (!strcmp(kind, "tgid")) {
-		r = !strcmp(op, "set") ? scxpol_hint_set_tgid(client, (pid_t)id, h)
-		    : !strcmp(op, "get") ? scxpol_hint_get_tgid(client, (pid_t)id, h)
-					 : scxpol_hint_clear_tgid(client, (pid_t)id);
-	} else if (!strcmp(kind, "cgroup") && path) {
-		r = !strcmp(op, "set") ? scxpol_hint_set_cgroup_path(client, target, h)
-		    : !strcmp(op, "get") ? scxpol_hint_get_cgroup_path(client, target, h)
-					 : scxpol_hint_clear_cgroup_path(client, target);
-	} else if (!strcmp(kind, "cgroup")) {
-		r = !strcmp(op, "set") ? scxpol_hint_set_cgroup_id(client, (uint64_t)id, h)
-		    : !strcmp(op, "get") ? scxpol_hint_get_cgroup_id(client, (uint64_t)id, h)
-					 : scxpol_hint_clear_cgroup_id(client, (uint64_t)id);
+	if (!strcmp(kind_name, "tid")) {
+		kind = SCXPOL_HINT_TID;
+	} else if (!strcmp(kind_name, "tgid")) {
+		kind = SCXPOL_HINT_TGID;
+	} else if (!strcmp(kind_name, "cgroup")) {
+		kind = SCXPOL_HINT_CGROUP;
 	} else {
-		fprintf(stderr, "hintctl: want tid, tgid or cgroup, not '%s'\n", kind);
+		fprintf(stderr, "hintctl: want tid, tgid or cgroup, not '%s'\n", kind_name);
 		return 2;
 	}
+	snprintf(what, sizeof(what), "%s", op);
+	if (kind == SCXPOL_HINT_CGROUP && target[0] == '/') {
+		if (scxpol_hint_cgroup_id(target, &id))
+			return die(op);
+		snprintf(what, sizeof(what), "%s: cgroup %s", op, target);
+	} else {
+		/* negative ids on purpose: the library must refuse them */
+		id = (uint64_t)strtoll(target, NULL, 0);
+	}
+	r = !strcmp(op, "set") ? scxpol_hint_set(client, kind, id, h)
+	    : !strcmp(op, "get") ? scxpol_hint_get(client, kind, id, h)
+				 : scxpol_hint_clear(client, kind, id);
 	if (r)
-		return die(op);
+		return die(what);
 	if (!strcmp(op, "get"))
 		printf("pool=%d class=%u importance=%u flags=%u\n", h->pool, h->class_id, h->importance,
 		       h->flags);
@@ -154,6 +158,7 @@ static int set_cgroups(const char *dir, struct scxpol_hint *h)
 	struct dirent *de;
 	unsigned int n = 0;
 	DIR *d = opendir(dir);
+	uint64_t id;
 
 	if (!d) {
 		fprintf(stderr, "hintctl: %s: %s\n", dir, strerror(errno));
@@ -163,7 +168,8 @@ static int set_cgroups(const char *dir, struct scxpol_hint *h)
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (scxpol_hint_set_cgroup_path(client, path, h)) {
+		if (scxpol_hint_cgroup_id(path, &id) ||
+		    scxpol_hint_set(client, SCXPOL_HINT_CGROUP, id, h)) {
 			closedir(d);
 			return die(path);
 		}

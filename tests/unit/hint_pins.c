@@ -253,3 +253,11 @@ void cgroup2_mount(char *buf, size_t len)
 		}
 	fclose(f);
 }
+
+uint64_t cgid(const char *path)
+{
+	uint64_t id = 0;
+
+	assert_int_equal(scxpol_hint_cgroup_id(path, &id), 0);
+	return id;
+}

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <bpf/bpf.h>
@@ -103,5 +104,8 @@ void *wait_thread(void *arg);
 
 /* The cgroup2 mount point, or "" if there is none. */
 void cgroup2_mount(char *buf, size_t len);
+
+/* The id of cgroup2 directory @path (the test fails if it has none). */
+uint64_t cgid(const char *path);
 
 #endif

@@ -105,21 +105,13 @@ static void test_hint(void **state)
 
 	(void)state;
 	expect(scxpol_hint_setup(NULL, &lim), "scxpol_hint_setup: scheduler is NULL");
-	expect(scxpol_hint_set_cgroup_id(NULL, 1, &h), "scxpol_hint_set_cgroup_id: hint client is NULL");
-	expect(scxpol_hint_set_cgroup_path(NULL, "/", &h),
-	       "scxpol_hint_set_cgroup_path: hint client is NULL");
-	expect(scxpol_hint_get_cgroup_id(NULL, 1, &h), "scxpol_hint_get_cgroup_id: hint client is NULL");
-	expect(scxpol_hint_get_cgroup_path(NULL, "/", &h),
-	       "scxpol_hint_get_cgroup_path: hint client is NULL");
-	expect(scxpol_hint_clear_cgroup_id(NULL, 1), "scxpol_hint_clear_cgroup_id: hint client is NULL");
-	expect(scxpol_hint_clear_cgroup_path(NULL, "/"),
-	       "scxpol_hint_clear_cgroup_path: hint client is NULL");
-	expect(scxpol_hint_set_tgid(NULL, 1, &h), "scxpol_hint_set_tgid: hint client is NULL");
-	expect(scxpol_hint_get_tgid(NULL, 1, &h), "scxpol_hint_get_tgid: hint client is NULL");
-	expect(scxpol_hint_clear_tgid(NULL, 1), "scxpol_hint_clear_tgid: hint client is NULL");
-	expect(scxpol_hint_set_tid(NULL, 1, &h), "scxpol_hint_set_tid: hint client is NULL");
-	expect(scxpol_hint_get_tid(NULL, 1, &h), "scxpol_hint_get_tid: hint client is NULL");
-	expect(scxpol_hint_clear_tid(NULL, 1), "scxpol_hint_clear_tid: hint client is NULL");
+	expect(scxpol_hint_set(NULL, SCXPOL_HINT_CGROUP, 1, &h),
+	       "scxpol_hint_set: hint client is NULL");
+	expect(scxpol_hint_get(NULL, SCXPOL_HINT_TGID, 1, &h),
+	       "scxpol_hint_get: hint client is NULL");
+	expect(scxpol_hint_clear(NULL, SCXPOL_HINT_TID, 1),
+	       "scxpol_hint_clear: hint client is NULL");
+	expect(scxpol_hint_cgroup_id("/", NULL), "scxpol_hint_cgroup_id: output id is NULL");
 	expect(scxpol_hint_get_meta(NULL, &m), "scxpol_hint_get_meta: hint client is NULL");
 	expect(scxpol_hint_count(NULL, &n), "scxpol_hint_count: hint client is NULL");
 	expect(scxpol_hint_prune(NULL, NULL), "scxpol_hint_prune: hint client is NULL");

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -103,7 +104,7 @@ static int child_open(gid_t group, int want_err, const char *want_msg)
 		fprintf(stderr, "open: %s\n", scxpol_last_error());
 		return 12;
 	}
-	r = scxpol_hint_set_tgid(c, getpid(), &h);
+	r = scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h);
 	if (r) {
 		fprintf(stderr, "set: %s\n", scxpol_last_error());
 		return 13;
@@ -224,9 +225,9 @@ static void test_set_get_clear_tid(void **state)
 	__u64 g = gen(c);
 
 	(void)state;
-	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), 0);
 	assert_int_equal(gen(c), g + 1);
-	assert_int_equal(scxpol_hint_get_tid(c, tid, &out), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TID, tid, &out), 0);
 	/* the fields without their flag are stored neutral */
 	assert_int_equal(out.flags, SCXPOL_HINT_F_CLASS);
 	assert_int_equal(out.class_id, 2);
@@ -235,14 +236,15 @@ static void test_set_get_clear_tid(void **state)
 
 	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .importance = 7,
 				  .flags = SCXPOL_HINT_F_POOL | SCXPOL_HINT_F_IMPORTANCE };
-	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
-	assert_int_equal(scxpol_hint_get_tid(c, tid, &out), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TID, tid, &out), 0);
 	assert_memory_equal(&out, &h, sizeof(h));
 
-	assert_int_equal(scxpol_hint_clear_tid(c, tid), 0);
+	assert_int_equal(scxpol_hint_clear(c, SCXPOL_HINT_TID, tid), 0);
 	assert_int_equal(gen(c), g + 3);
-	expect_err(scxpol_hint_get_tid(c, tid, &out), ENOENT, "tid %d: no hint", tid);
-	expect_err(scxpol_hint_clear_tid(c, tid), ENOENT, "tid %d: no hint to clear", tid);
+	expect_err(scxpol_hint_get(c, SCXPOL_HINT_TID, tid, &out), ENOENT, "tid %d: no hint", tid);
+	expect_err(scxpol_hint_clear(c, SCXPOL_HINT_TID, tid), ENOENT, "tid %d: no hint to clear",
+		   tid);
 	/* failures do not bump */
 	assert_int_equal(gen(c), g + 3);
 	scxpol_hint_client_close(c);
@@ -258,37 +260,53 @@ static void test_checks(void **state)
 
 	(void)state;
 	h = (struct scxpol_hint){ .flags = 0 };
-	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: the hint sets no field "
-		   "(flags 0); clear the hint to remove it", tid);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), EINVAL,
+		   "tid %d: the hint sets no field "
+		   "(flags 0); clear the hint to remove it",
+		   tid);
 	h.flags = 0x10 | SCXPOL_HINT_F_CLASS;
-	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: unknown hint flags 0x10", tid);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), EINVAL,
+		   "tid %d: unknown hint flags 0x10", tid);
 	h = (struct scxpol_hint){ .class_id = 3, .flags = SCXPOL_HINT_F_CLASS };
-	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: class 3 out of range: policy "
-		   "'t' accepts classes 0..2", tid);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), EINVAL,
+		   "tid %d: class 3 out of range: policy "
+		   "'t' accepts classes 0..2",
+		   tid);
 	h = (struct scxpol_hint){ .pool = 2, .flags = SCXPOL_HINT_F_POOL };
-	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 2 out of range: "
-		   "policy 't' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)", getpid());
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), EINVAL,
+		   "tgid %d: pool 2 out of range: "
+		   "policy 't' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)",
+		   getpid());
 	h.pool = -2;
-	expect_err(scxpol_hint_set_cgroup_id(c, 77, &h), EINVAL, "cgroup id 77: pool -2 out of "
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_CGROUP, 77, &h), EINVAL,
+		   "cgroup id 77: pool -2 out of "
 		   "range: policy 't' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)");
 	h = (struct scxpol_hint){ .importance = 8, .flags = SCXPOL_HINT_F_IMPORTANCE };
-	expect_err(scxpol_hint_set_tid(c, tid, &h), EINVAL, "tid %d: importance 8 out of range: "
-		   "policy 't' accepts 0..7", tid);
-	expect_err(scxpol_hint_set_tid(c, tid, NULL), EINVAL, "tid %d: hint is NULL", tid);
-	expect_err(scxpol_hint_set_cgroup_id(c, 0, &h), EINVAL, "cgroup id 0: not a cgroup id");
-	expect_err(scxpol_hint_set_tid(c, -5, &h), EINVAL, "tid -5: not a thread id");
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), EINVAL,
+		   "tid %d: importance 8 out of range: "
+		   "policy 't' accepts 0..7",
+		   tid);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, NULL), EINVAL, "tid %d: hint is NULL",
+		   tid);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_CGROUP, 0, &h), EINVAL,
+		   "cgroup id 0: not a cgroup id");
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, -5, &h), EINVAL, "tid -5: not a thread id");
 
 	h = (struct scxpol_hint){ .class_id = 1, .flags = SCXPOL_HINT_F_CLASS };
-	expect_err(scxpol_hint_set_tid(c, 0x3ffffff0, &h), ESRCH, "tid 1073741808: no such thread "
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, 0x3ffffff0, &h), ESRCH,
+		   "tid 1073741808: no such thread "
 		   "(ids are those of the initial PID namespace)");
-	expect_err(scxpol_hint_set_tgid(c, 0x3ffffff0, &h), ESRCH, "tgid 1073741808: no such "
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TGID, 0x3ffffff0, &h), ESRCH,
+		   "tgid 1073741808: no such "
 		   "process (ids are those of the initial PID namespace)");
 	pthread_barrier_init(&w.b, NULL, 2);
 	pthread_create(&th, NULL, wait_thread, &w);
 	pthread_barrier_wait(&w.b);
-	expect_err(scxpol_hint_set_tgid(c, w.tid, &h), ESRCH, "tgid %d: a thread of process %d, "
-		   "not a process", w.tid, getpid());
-	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TGID, w.tid, &h), ESRCH,
+		   "tgid %d: a thread of process %d, "
+		   "not a process",
+		   w.tid, getpid());
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, w.tid, &h), 0);
 	pthread_barrier_wait(&w.b);
 	pthread_join(th, NULL);
 	pthread_barrier_destroy(&w.b);
@@ -316,13 +334,13 @@ static void test_other_pid_namespace(void **state)
 			_exit(77); /* not root */
 		inner = fork(); /* the first process of the new namespace: pid 1 there */
 		if (!inner) {
-			int r = scxpol_hint_set_tgid(c, getpid(), &h);
+			int r = scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h);
 
 			if (r != -EOPNOTSUPP || strcmp(scxpol_last_error(), want)) {
 				fprintf(stderr, "set_tgid: %d, '%s'\n", r, scxpol_last_error());
 				r = 1;
 			} else {
-				r = scxpol_hint_clear_tid(c, 1) == -EOPNOTSUPP ? 0 : 2;
+				r = scxpol_hint_clear(c, SCXPOL_HINT_TID, 1) == -EOPNOTSUPP ? 0 : 2;
 			}
 			scxpol_hint_client_close(c);
 			_exit(r);
@@ -338,8 +356,8 @@ static void test_other_pid_namespace(void **state)
 		skip();
 	assert_int_equal(WEXITSTATUS(status), 0);
 	/* the parent's own calls are in the initial namespace still */
-	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
-	assert_int_equal(scxpol_hint_clear_tgid(c, getpid()), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_clear(c, SCXPOL_HINT_TGID, getpid()), 0);
 	scxpol_hint_client_close(c);
 }
 
@@ -354,13 +372,17 @@ static void test_no_pools(void **state)
 	fd = pin("scxpol_hint_meta");
 	assert_int_equal(bpf_map_update_elem(fd, &(__u32){ 0 }, &m, BPF_ANY), 0);
 	close(fd);
-	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: pool 0 out of range: "
-		   "policy 't' has no pools (only SCXPOL_HINT_POOL_NONE)", getpid());
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), EINVAL,
+		   "tgid %d: pool 0 out of range: "
+		   "policy 't' has no pools (only SCXPOL_HINT_POOL_NONE)",
+		   getpid());
 	h = (struct scxpol_hint){ .class_id = 0, .flags = SCXPOL_HINT_F_CLASS };
-	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), EINVAL, "tgid %d: class 0 out of range: "
-		   "policy 't' accepts no classes", getpid());
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), EINVAL,
+		   "tgid %d: class 0 out of range: "
+		   "policy 't' accepts no classes",
+		   getpid());
 	h = (struct scxpol_hint){ .pool = SCXPOL_HINT_POOL_NONE, .flags = SCXPOL_HINT_F_POOL };
-	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), 0);
 	scxpol_hint_client_close(c);
 }
 
@@ -372,6 +394,7 @@ static void test_cgroup_paths(void **state)
 	struct scxpol_hint h = { .class_id = 1, .flags = SCXPOL_HINT_F_CLASS }, out;
 	char cg2[512], dir[600], file[700];
 	struct stat st;
+	uint64_t id;
 
 	(void)state;
 	cgroup2_mount(cg2, sizeof(cg2));
@@ -380,21 +403,30 @@ static void test_cgroup_paths(void **state)
 	snprintf(dir, sizeof(dir), "%s/scxpol-hint-test-%d", cg2, getpid());
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(stat(dir, &st), 0);
-	assert_int_equal(scxpol_hint_set_cgroup_path(c, dir, &h), 0);
-	assert_int_equal(scxpol_hint_get_cgroup_id(c, st.st_ino, &out), 0);
+	assert_int_equal(scxpol_hint_cgroup_id(dir, &id), 0);
+	assert_int_equal(id, st.st_ino);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_CGROUP, id, &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_CGROUP, id, &out), 0);
 	assert_int_equal(out.class_id, 1);
-	assert_int_equal(scxpol_hint_get_cgroup_path(c, dir, &out), 0);
-	assert_int_equal(scxpol_hint_clear_cgroup_id(c, st.st_ino), 0);
-	expect_err(scxpol_hint_clear_cgroup_path(c, dir), ENOENT, "cgroup %s (id %llu): no hint to "
-		   "clear", dir, (unsigned long long)st.st_ino);
+	assert_int_equal(scxpol_hint_clear(c, SCXPOL_HINT_CGROUP, id), 0);
+	expect_err(scxpol_hint_clear(c, SCXPOL_HINT_CGROUP, id), ENOENT,
+		   "cgroup id %llu: no hint to "
+		   "clear",
+		   (unsigned long long)id);
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
-	expect_err(scxpol_hint_set_cgroup_path(c, file, &h), ENOTDIR, "cgroup '%s': not a "
-		   "directory", file);
-	expect_err(scxpol_hint_set_cgroup_path(c, "/tmp", &h), EINVAL, "cgroup '/tmp': not on a "
-		   "cgroup2 file system");
-	expect_err(scxpol_hint_get_cgroup_path(c, "/nonexistent", &out), ENOENT, "cgroup "
-		   "'/nonexistent': No such file or directory");
+	expect_err(scxpol_hint_cgroup_id(file, &id), ENOTDIR, "cgroup '%s': not a directory", file);
+	expect_err(scxpol_hint_cgroup_id("/tmp", &id), EINVAL,
+		   "cgroup '/tmp': not on a cgroup2 "
+		   "file system");
+	expect_err(scxpol_hint_cgroup_id("/nonexistent", &id), ENOENT,
+		   "cgroup '/nonexistent': No "
+		   "such file or directory");
+	expect_err(scxpol_hint_set(c, (enum scxpol_hint_kind)7, 1, &h), EINVAL,
+		   "hint kind 7: "
+		   "unknown (SCXPOL_HINT_CGROUP, _TGID or _TID)");
+	expect_err(scxpol_hint_get(c, SCXPOL_HINT_TGID, (uint64_t)INT_MAX + 1, &out), EINVAL,
+		   "tgid 2147483648: not a process id");
 	assert_int_equal(rmdir(dir), 0);
 	scxpol_hint_client_close(c);
 }
@@ -414,15 +446,17 @@ static void test_full_map(void **state)
 	make_pins(dir, NULL, NULL, "scxpol_hint_tid");
 	c = open_at(dir);
 	assert_non_null(c);
-	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, gettid(), &h), 0);
 	/* replacing an entry needs no room */
-	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, gettid(), &h), 0);
 	pthread_barrier_init(&w.b, NULL, 2);
 	pthread_create(&th, NULL, wait_thread, &w);
 	pthread_barrier_wait(&w.b);
-	expect_err(scxpol_hint_set_tid(c, w.tid, &h), ENOSPC, "tid %d: %s/scxpol_hint_tid is full "
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, w.tid, &h), ENOSPC,
+		   "tid %d: %s/scxpol_hint_tid is full "
 		   "(1 entries): remove stale hints (scxpol_hint_prune) or raise the policy's "
-		   "max_tids", w.tid, dir);
+		   "max_tids",
+		   w.tid, dir);
 	pthread_barrier_wait(&w.b);
 	pthread_join(th, NULL);
 	scxpol_hint_client_close(c);

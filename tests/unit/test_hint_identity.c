@@ -53,8 +53,10 @@ static int set_parent(struct scxpol_hint_client *c)
 {
 	struct scxpol_hint h = { .class_id = 2, .flags = SCXPOL_HINT_F_CLASS };
 
-	return scxpol_hint_set_tgid(c, getppid(), &h) || scxpol_hint_set_tid(c, getppid(), &h) ?
-		       -1 : 0;
+	return scxpol_hint_set(c, SCXPOL_HINT_TGID, getppid(), &h) ||
+			       scxpol_hint_set(c, SCXPOL_HINT_TID, getppid(), &h)
+		       ? -1
+		       : 0;
 }
 
 /*
@@ -115,15 +117,15 @@ static void test_hidden_tasks(void **state)
 	pthread_barrier_init(&w.b, NULL, 2);
 	pthread_create(&th, NULL, wait_thread, &w);
 	pthread_barrier_wait(&w.b);
-	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, w.tid, &h), 0);
 	share_pins();
 	assert_int_equal(run_hidden(c, set_parent), 0);
-	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TGID, getpid(), &h), 0);
 	assert_int_equal(h.class_id, 2);
 	assert_int_equal(run_hidden(c, do_prune), 0);
-	assert_int_equal(scxpol_hint_get_tgid(c, getpid(), &h), 0);
-	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
-	assert_int_equal(scxpol_hint_get_tid(c, w.tid, &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TGID, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TID, gettid(), &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TID, w.tid, &h), 0);
 	pthread_barrier_wait(&w.b);
 	pthread_join(th, NULL);
 	scxpol_hint_client_close(c);
@@ -205,14 +207,14 @@ static int prune_no_cgroup_tree(struct scxpol_hint_client *c, const char *cg2)
 	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
 	    umount2(cg2, MNT_DETACH))
 		return 77;
-	if (scxpol_hint_set_cgroup_id(c, 77, &h))
+	if (scxpol_hint_set(c, SCXPOL_HINT_CGROUP, 77, &h))
 		return 10;
 	dead = fork();
 	if (!dead) {
 		pause();
 		_exit(0);
 	}
-	if (scxpol_hint_set_tgid(c, dead, &h))
+	if (scxpol_hint_set(c, SCXPOL_HINT_TGID, dead, &h))
 		return 11;
 	kill(dead, SIGKILL);
 	waitpid(dead, NULL, 0);
@@ -223,7 +225,7 @@ static int prune_no_cgroup_tree(struct scxpol_hint_client *c, const char *cg2)
 		fprintf(stderr, "prune: '%s'\n", scxpol_last_error());
 		return 13;
 	}
-	return scxpol_hint_clear_cgroup_id(c, 77) ? 14 : 0;
+	return scxpol_hint_clear(c, SCXPOL_HINT_CGROUP, 77) ? 14 : 0;
 }
 
 static void test_prune_without_cgroup_tree(void **state)
@@ -271,21 +273,21 @@ static void test_prune(void **state)
 	if (!cg2[0])
 		skip();
 	/* live: this process, this thread, a cgroup */
-	assert_int_equal(scxpol_hint_set_tgid(c, getpid(), &h), 0);
-	assert_int_equal(scxpol_hint_set_tid(c, gettid(), &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, gettid(), &h), 0);
 	snprintf(live, sizeof(live), "%s/scxpol-hint-live-%d", cg2, getpid());
 	snprintf(dead, sizeof(dead), "%s/scxpol-hint-dead-%d", cg2, getpid());
 	assert_int_equal(mkdir(live, 0755), 0);
 	assert_int_equal(mkdir(dead, 0755), 0);
-	assert_int_equal(scxpol_hint_set_cgroup_path(c, live, &h), 0);
-	assert_int_equal(scxpol_hint_set_cgroup_path(c, dead, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_CGROUP, cgid(live), &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_CGROUP, cgid(dead), &h), 0);
 	assert_int_equal(rmdir(dead), 0);
 
 	/* dead: a thread with a hint, a process with a hint, a registered thread */
 	pthread_barrier_init(&w.b, NULL, 2);
 	pthread_create(&th, NULL, wait_thread, &w);
 	pthread_barrier_wait(&w.b);
-	assert_int_equal(scxpol_hint_set_tid(c, w.tid, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, w.tid, &h), 0);
 	pthread_barrier_wait(&w.b);
 	pthread_join(th, NULL);
 	child = fork();
@@ -293,7 +295,7 @@ static void test_prune(void **state)
 		pause();
 		_exit(0);
 	}
-	assert_int_equal(scxpol_hint_set_tgid(c, child, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, child, &h), 0);
 	kill(child, SIGKILL);
 	assert_int_equal(waitpid(child, NULL, 0), child);
 	pthread_create(&th, NULL, register_and_exit, c);
@@ -316,8 +318,8 @@ static void test_prune(void **state)
 	assert_int_equal(n.tgids, 1);
 	assert_int_equal(n.tids, 1);
 	assert_int_equal(n.threads, 0);
-	assert_int_equal(scxpol_hint_get_cgroup_path(c, live, &h), 0);
-	assert_int_equal(scxpol_hint_get_tid(c, gettid(), &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_CGROUP, cgid(live), &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TID, gettid(), &h), 0);
 
 	/* nothing left to do: no bump */
 	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
@@ -380,25 +382,29 @@ static void test_pid_reused(void **state)
 
 	(void)state;
 	first = spawn_paused();
-	assert_int_equal(scxpol_hint_set_tgid(c, first, &h), 0);
-	assert_int_equal(scxpol_hint_set_tid(c, first, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, first, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, first, &h), 0);
 	reap(first);
 	second = spawn_as(first);
 	if (!second) {
 		scxpol_hint_client_close(c);
 		skip();
 	}
-	expect_err(scxpol_hint_get_tgid(c, second, &out), ENOENT, "tgid %d: no hint (the entry "
-		   "for this id is of a process that is gone; the prune removes it)", second);
-	expect_err(scxpol_hint_get_tid(c, second, &out), ENOENT, "tid %d: no hint (the entry for "
-		   "this id is of a thread that is gone; the prune removes it)", second);
+	expect_err(scxpol_hint_get(c, SCXPOL_HINT_TGID, second, &out), ENOENT,
+		   "tgid %d: no hint (the entry "
+		   "for this id is of a process that is gone; the prune removes it)",
+		   second);
+	expect_err(scxpol_hint_get(c, SCXPOL_HINT_TID, second, &out), ENOENT,
+		   "tid %d: no hint (the entry for "
+		   "this id is of a thread that is gone; the prune removes it)",
+		   second);
 	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
 	assert_int_equal(removed, 2);
 	assert_int_equal(scxpol_hint_count(c, &n), 0);
 	assert_int_equal(n.tgids + n.tids, 0);
 	/* its own */
-	assert_int_equal(scxpol_hint_set_tgid(c, second, &h), 0);
-	assert_int_equal(scxpol_hint_get_tgid(c, second, &out), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, second, &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TGID, second, &out), 0);
 	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
 	assert_int_equal(removed, 0);
 	reap(second);
@@ -441,14 +447,16 @@ static void test_pid_reused_under_write(void **state)
 	reuse_pid = &pid;
 	reuse_id = map_id(fd);
 	close(fd);
-	assert_int_equal(scxpol_hint_set_tgid(c, pid, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TGID, pid, &h), 0);
 	if (!pid) {
 		scxpol_hint_client_close(c);
 		skip();
 	}
 	assert_int_equal(pid, first);
-	expect_err(scxpol_hint_get_tgid(c, pid, &out), ENOENT, "tgid %d: no hint (the entry for "
-		   "this id is of a process that is gone; the prune removes it)", pid);
+	expect_err(scxpol_hint_get(c, SCXPOL_HINT_TGID, pid, &out), ENOENT,
+		   "tgid %d: no hint (the entry for "
+		   "this id is of a process that is gone; the prune removes it)",
+		   pid);
 	assert_int_equal(scxpol_hint_prune(c, &removed), 0);
 	assert_int_equal(removed, 1);
 	reap(pid);
@@ -532,14 +540,20 @@ static void test_no_pidfd_open(void **state)
 	unsigned int removed = 0;
 
 	(void)state;
-	assert_int_equal(scxpol_hint_set_tid(c, tid, &h), 0);
+	assert_int_equal(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), 0);
 	pidfd_native_fail = ENOSYS;
-	expect_err(scxpol_hint_set_tid(c, tid, &h), ENOSYS, "tid %d: a hint names its task by "
-		   "its pidfd's inode, as ids are reused: %s", tid, why);
-	expect_err(scxpol_hint_set_tgid(c, getpid(), &h), ENOSYS, "tgid %d: a hint names its "
-		   "task by its pidfd's inode, as ids are reused: %s", getpid(), why);
-	expect_err(scxpol_hint_get_tid(c, tid, &h), ENOSYS, "tid %d: a hint names its task by "
-		   "its pidfd's inode, as ids are reused: %s", tid, why);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TID, tid, &h), ENOSYS,
+		   "tid %d: a hint names its task by "
+		   "its pidfd's inode, as ids are reused: %s",
+		   tid, why);
+	expect_err(scxpol_hint_set(c, SCXPOL_HINT_TGID, getpid(), &h), ENOSYS,
+		   "tgid %d: a hint names its "
+		   "task by its pidfd's inode, as ids are reused: %s",
+		   getpid(), why);
+	expect_err(scxpol_hint_get(c, SCXPOL_HINT_TID, tid, &h), ENOSYS,
+		   "tid %d: a hint names its task by "
+		   "its pidfd's inode, as ids are reused: %s",
+		   tid, why);
 	assert_null(scxpol_hint_thread_register(c));
 	assert_int_equal(errno, ENOSYS);
 	snprintf(err_buf, sizeof(err_buf), "thread %d: a slot names its thread by its pidfd's "
@@ -549,7 +563,7 @@ static void test_no_pidfd_open(void **state)
 		   "%s/scxpol_hint_tid from earlier ones with their ids: %s", hint_root, why);
 	assert_int_equal(removed, 0);
 	pidfd_native_fail = 0;
-	assert_int_equal(scxpol_hint_get_tid(c, tid, &h), 0);
+	assert_int_equal(scxpol_hint_get(c, SCXPOL_HINT_TID, tid, &h), 0);
 	assert_int_equal(h.class_id, 1);
 	scxpol_hint_client_close(c);
 }

@@ -419,7 +419,7 @@ static int hint_thread_init(const struct opts *o, enum wl_class cls, unsigned in
 	int r;
 
 	(void)idx;
-	r = scxpol_hint_set_tid(hint_client, tid, &h);
+	r = scxpol_hint_set(hint_client, SCXPOL_HINT_TID, (uint64_t)tid, &h);
 	if (r) {
 		snprintf(err, len, "--hint '%s': class hint of thread %d: %s", o->hint_policy,
 			 (int)tid, scxpol_last_error());
@@ -463,7 +463,7 @@ static void hint_thread_exit(const struct opts *o)
 	if (hint_slot)
 		scxpol_hint_thread_unregister(hint_slot);
 	hint_slot = NULL;
-	scxpol_hint_clear_tid(hint_client, gettid());
+	scxpol_hint_clear(hint_client, SCXPOL_HINT_TID, (uint64_t)gettid());
 }
 
 static void hint_process_exit(const struct opts *o)

@@ -26,7 +26,7 @@ grep -q '^hintpol: resized to 2 pools$' /tmp/hintpol.log || fail "no resize: $(c
 expect_eq "pools in the stats" "$("$STAT" --policy hintpol --json | jq -r '[.pools[].cpus] | join(" ")')" "0-1 2-3"
 
 out=$("$HINTCTL" set cgroup $CG/hs-resize pool=2 2>&1) && fail "pool 2 accepted after the resize"
-expect_eq "client message" "$out" "hintctl: set: cgroup $CG/hs-resize (id $id): pool 2 out of range: policy 'hintpol' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)"
+expect_eq "client message" "$out" "hintctl: set: cgroup $CG/hs-resize: cgroup id $id: pool 2 out of range: policy 'hintpol' has pools 0..1 (or SCXPOL_HINT_POOL_NONE)"
 expect_eq "the stale hint is still there" "$("$HINTCTL" get cgroup $CG/hs-resize)" "pool=2 class=1 importance=0 flags=3"
 
 gated "$PROBE" cpus 1
