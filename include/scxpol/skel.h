@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * What a policy's loader includes before its bpftool-generated skeleton:
- * the kernel-style integer names the skeleton uses for BPF globals (u64,
- * s32, ...) and the glue that lets the library drive the skeleton.
+ * the UAPI integer types the skeleton uses for BPF globals (the build's
+ * scxpol-bpf-skel writes __u64 where the BPF source says u64, so no short
+ * typedef enters the loader) and the glue that lets the library drive the
+ * skeleton.
  *
  *   #include <scxpol/skel.h>
  *   #include "my.bpf.skel.h"
@@ -15,15 +17,6 @@
 #include <linux/types.h>
 
 #include <scxpol/sched.h>
-
-typedef __u8 u8;
-typedef __u16 u16;
-typedef __u32 u32;
-typedef __u64 u64;
-typedef __s8 s8;
-typedef __s16 s16;
-typedef __s32 s32;
-typedef __s64 s64;
 
 /*
  * How the library drives a bpftool-generated skeleton. Fill it with
