@@ -51,7 +51,7 @@ struct scxpol_sched {
 	char pin_root[PATH_MAX];
 	char sysfs_root[PATH_MAX];
 	char btf_path[PATH_MAX];
-	struct scxpol_exit_record exit;
+	struct scxpol_sched_exit_record exit;
 	bool have_exit;
 	unsigned int restarts;
 	/* scxpol_sched_set_timeout()'s, 0: none; what the object had before it */
@@ -86,7 +86,7 @@ static const char *const exit_kind_names[][2] = {
 	{ "1026", "ERROR_STALL" },
 };
 
-const char *scxpol_exit_kind_name(int kind)
+const char *scxpol_sched_exit_kind_name(int kind)
 {
 	char num[16];
 	size_t i;
@@ -377,7 +377,8 @@ static int open_skeleton(struct scxpol_sched *s)
 		return r;
 	if (!bpf_object__find_map_by_name(s->obj, EXIT_MAP))
 		return scxpol_err(EINVAL, "%s: the BPF object has no '" EXIT_MAP "' map; include "
-				  "<scxpol/sched.bpf.h> and call scxpol_exit_record() in ops.exit",
+				  "<scxpol/sched.bpf.h> and call scxpol_sched_record_exit() in "
+				  "ops.exit",
 				  s->name);
 	/*
 	 * A hotplug event that starts after this makes the kernel refuse the
@@ -615,7 +616,7 @@ static int check_hotplug_map(struct scxpol_sched *s)
 static int reset_exit_record(struct scxpol_sched *s)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, EXIT_MAP);
-	struct scxpol_exit_record zero_rec;
+	struct scxpol_sched_exit_record zero_rec;
 	__u32 zero = 0;
 	int r;
 
@@ -756,7 +757,7 @@ int scxpol_sched_detach(struct scxpol_sched *s)
 	return 0;
 }
 
-int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out)
+int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_sched_exit *out)
 {
 	SCXPOL_NONNULL(s, "scheduler");
 	SCXPOL_NONNULL(out, "output");
@@ -764,7 +765,7 @@ int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out)
 		return scxpol_err_quiet(ENODATA, "%s: no exit record: the scheduler has not exited",
 					s->name);
 	out->kind = s->exit.kind;
-	out->kind_name = scxpol_exit_kind_name(s->exit.kind);
+	out->kind_name = scxpol_sched_exit_kind_name(s->exit.kind);
 	out->exit_code = s->exit.exit_code;
 	out->restart = (s->exit.exit_code & SCXPOL_ECODE_ACT_RESTART) != 0;
 	out->reason = s->exit.reason;
@@ -1229,7 +1230,7 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 
 	for (;;) {
 		struct scxpol_hotplug_record hp;
-		struct scxpol_exit_info ei;
+		struct scxpol_sched_exit ei;
 		const char *why;
 		char hp_why[64];
 
@@ -1411,7 +1412,7 @@ int scxpol_sched_print_exit(struct scxpol_sched *s, FILE *f)
 {
 	SCXPOL_NONNULL(s, "scheduler");
 	SCXPOL_NONNULL(f, "stream");
-	struct scxpol_exit_info ei;
+	struct scxpol_sched_exit ei;
 	int r;
 
 	r = scxpol_sched_exit_info(s, &ei);

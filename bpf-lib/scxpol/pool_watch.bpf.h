@@ -190,7 +190,7 @@ __noinline int scxpol_pool__watch(const struct scxpol_pool_view *v)
 static int scxpol_pool__watch_fn(void *map, int *key, struct scxpol_pool_watch *w)
 {
 	struct scxpol_pool_view v;
-	struct scxpol_exit_record *r;
+	struct scxpol_sched_exit_record *r;
 	u32 zero = 0;
 
 	(void)map;

@@ -2,7 +2,7 @@
 /*
  * Lifecycle support on the BPF side: the exit record userspace reads to learn
  * why the scheduler stopped (see include/scxpol/sched.h), and CPU hotplug.
- * Every policy calls scxpol_exit_record() from its ops.exit callback.
+ * Every policy calls scxpol_sched_record_exit() from its ops.exit callback.
  *
  * A policy without ops.cpu_online/ops.cpu_offline is unloaded by the kernel
  * at every CPU hotplug event, in the middle of that event, and
@@ -26,7 +26,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, struct scxpol_exit_record);
+	__type(value, struct scxpol_sched_exit_record);
 } scxpol_exit SEC(".maps");
 
 struct {
@@ -77,10 +77,10 @@ struct scx_exit_info___cpu {
 #endif
 
 /* Copy the kernel's exit info into the record; call from ops.exit. */
-static __always_inline void scxpol_exit_record(struct scx_exit_info *ei)
+static __always_inline void scxpol_sched_record_exit(struct scx_exit_info *ei)
 {
 	u32 zero = 0;
-	struct scxpol_exit_record *r = bpf_map_lookup_elem(&scxpol_exit, &zero);
+	struct scxpol_sched_exit_record *r = bpf_map_lookup_elem(&scxpol_exit, &zero);
 
 	if (!r)
 		return;

@@ -71,7 +71,7 @@ s32 SCXPOL_OPS_SLEEPABLE(minimal_init)
 
 void SCXPOL_OPS(minimal_exit, struct scx_exit_info *ei)
 {
-	scxpol_exit_record(ei);
+	scxpol_sched_record_exit(ei);
 }
 
 /* Stay loaded through CPU hotplug: the loader restarts the policy after it. */

@@ -10,9 +10,9 @@
  *   exit reason -> restart from "open" when the kernel asks for it, or
  *   after a CPU hotplug event, keeping pinned maps.
  *
- * The BPF side must call scxpol_exit_record() from its ops.exit callback
- * (bpf-lib/scxpol/sched.bpf.h); that is how the library learns why the
- * scheduler stopped. Its ops.cpu_online/ops.cpu_offline should call
+ * The BPF side must call scxpol_sched_record_exit() from its ops.exit
+ * callback (bpf-lib/scxpol/sched.bpf.h); that is how the library learns
+ * why the scheduler stopped. Its ops.cpu_online/ops.cpu_offline should call
  * scxpol_sched_cpu_online()/_offline(): the policy then stays loaded
  * through a hotplug event and the run loop restarts it once the event has
  * completed, instead of the kernel unloading it in the middle of it.
@@ -145,7 +145,7 @@ SCXPOL_API int scxpol_sched_set_timeout(struct scxpol_sched *s, unsigned int ms)
 /* How many times scxpol_sched_run() restarted the policy. */
 SCXPOL_API unsigned int scxpol_sched_restarts(const struct scxpol_sched *s);
 
-struct scxpol_exit_info {
+struct scxpol_sched_exit {
 	int kind;               /* enum scx_exit_kind value, 0 = still running */
 	const char *kind_name;  /* "UNREG", "ERROR_STALL", ... */
 	int64_t exit_code;
@@ -159,10 +159,10 @@ struct scxpol_exit_info {
  * until the next load, attach or close (an attach starts a new run and
  * forgets the previous run's exit). -ENODATA while it has not stopped.
  */
-SCXPOL_API int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_exit_info *out);
+SCXPOL_API int scxpol_sched_exit_info(struct scxpol_sched *s, struct scxpol_sched_exit *out);
 
 /* Name of an exit kind ("NONE", "DONE", "UNREG", "ERROR_STALL", ...). */
-SCXPOL_API const char *scxpol_exit_kind_name(int kind);
+SCXPOL_API const char *scxpol_sched_exit_kind_name(int kind);
 
 struct scxpol_run_opts {
 	size_t sz;

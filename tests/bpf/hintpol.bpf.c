@@ -147,7 +147,7 @@ s32 SCXPOL_OPS_SLEEPABLE(hintpol_init)
 
 void SCXPOL_OPS(hintpol_exit, struct scx_exit_info *ei)
 {
-	scxpol_exit_record(ei);
+	scxpol_sched_record_exit(ei);
 }
 
 SCXPOL_OPS_DEFINE(hintpol_ops,

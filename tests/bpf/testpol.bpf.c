@@ -203,7 +203,7 @@ void SCXPOL_OPS(testpol_cpu_offline, s32 cpu)
 
 void SCXPOL_OPS(testpol_exit, struct scx_exit_info *ei)
 {
-	scxpol_exit_record(ei);
+	scxpol_sched_record_exit(ei);
 }
 
 SCXPOL_OPS_DEFINE(testpol_ops,

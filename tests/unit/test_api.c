@@ -56,7 +56,7 @@ static void expect_ptr(const void *p, const char *msg)
 
 static void test_sched(void **state)
 {
-	struct scxpol_exit_info ei;
+	struct scxpol_sched_exit ei;
 	char buf[64];
 
 	(void)state;

@@ -1897,7 +1897,7 @@ static void test_watch_sends_the_kicks_of_a_dying_cpu(void **state)
 static void test_watch_stops_at_exit(void **state)
 {
 	const struct tpool plan[] = { { "d0", 0, "0-1", NULL }, { "d1", 0, "2-3", NULL } };
-	struct scxpol_exit_record *rec;
+	struct scxpol_sched_exit_record *rec;
 	u32 zero = 0;
 
 	(void)state;

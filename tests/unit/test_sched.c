@@ -222,12 +222,12 @@ static void test_bad_ops_map_name(void **state)
 static void test_exit_kind_names(void **state)
 {
 	(void)state;
-	assert_string_equal(scxpol_exit_kind_name(0), "NONE");
-	assert_string_equal(scxpol_exit_kind_name(64), "UNREG");
-	assert_string_equal(scxpol_exit_kind_name(66), "UNREG_KERN");
-	assert_string_equal(scxpol_exit_kind_name(1026), "ERROR_STALL");
-	assert_string_equal(scxpol_exit_kind_name(1099), "ERROR(unknown)");
-	assert_string_equal(scxpol_exit_kind_name(7), "UNKNOWN");
+	assert_string_equal(scxpol_sched_exit_kind_name(0), "NONE");
+	assert_string_equal(scxpol_sched_exit_kind_name(64), "UNREG");
+	assert_string_equal(scxpol_sched_exit_kind_name(66), "UNREG_KERN");
+	assert_string_equal(scxpol_sched_exit_kind_name(1026), "ERROR_STALL");
+	assert_string_equal(scxpol_sched_exit_kind_name(1099), "ERROR(unknown)");
+	assert_string_equal(scxpol_sched_exit_kind_name(7), "UNKNOWN");
 }
 
 static int configure_fails(struct scxpol_sched *s, void *skel, void *ctx)
@@ -261,7 +261,7 @@ static int fake_load(void *skel)
 	int fd, r;
 
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "scxpol_exit", sizeof(__u32),
-			    sizeof(struct scxpol_exit_record), 1, NULL);
+			    sizeof(struct scxpol_sched_exit_record), 1, NULL);
 	if (fd < 0)
 		return -errno;
 	r = bpf_map__reuse_fd(map, fd);
@@ -394,8 +394,9 @@ static void test_silent_hook_named(void **state)
 static void test_attach_forgets_previous_exit(void **state)
 {
 	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = &fake_minimal, .sysfs_root = root);
-	struct scxpol_exit_record rec = { .kind = 64, .reason = "unregistered from user space" };
-	struct scxpol_exit_info ei;
+	struct scxpol_sched_exit_record rec = { .kind = 64,
+						.reason = "unregistered from user space" };
+	struct scxpol_sched_exit ei;
 	struct scxpol_sched *s;
 	__u32 zero = 0;
 	int fd;

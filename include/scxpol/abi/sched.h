@@ -23,7 +23,7 @@
  * Written once by ops.exit; `kind` is stored last, so a non-zero kind means
  * the rest of the record is complete.
  */
-struct scxpol_exit_record {
+struct scxpol_sched_exit_record {
 	__s64 exit_code;
 	char reason[SCXPOL_EXIT_REASON_LEN];
 	char msg[SCXPOL_EXIT_MSG_LEN];

@@ -24,7 +24,7 @@ s32 SCXPOL_OPS_SLEEPABLE(mypol_init)
 
 void SCXPOL_OPS(mypol_exit, struct scx_exit_info *ei)
 {
-	scxpol_exit_record(ei);
+	scxpol_sched_record_exit(ei);
 }
 
 SCXPOL_OPS_DEFINE(mypol_ops,

@@ -176,7 +176,7 @@ struct bpf_iter_scx_dsq {
 	bool valid;
 };
 
-/* What ops.exit is told (the fields scxpol_exit_record() copies). */
+/* What ops.exit is told (the fields scxpol_sched_record_exit() copies). */
 struct scx_exit_info {
 	s32 kind;        /* enum scx_exit_kind */
 	s64 exit_code;
