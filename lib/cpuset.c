@@ -269,7 +269,7 @@ static int out_of_range(const struct list_parser *p, unsigned int cpu, size_t co
 			   col, p->capacity - 1);
 }
 
-int scxpol_cpuset_parse(const char *list, unsigned int capacity, struct scxpol_cpuset **out)
+struct scxpol_cpuset *scxpol_cpuset_parse(const char *list, unsigned int capacity)
 {
 	struct list_parser p = { .list = list, .capacity = capacity };
 	struct scxpol_cpuset *s;
@@ -278,11 +278,11 @@ int scxpol_cpuset_parse(const char *list, unsigned int capacity, struct scxpol_c
 	size_t col, bcol;
 	int r;
 
-	if (!list || !out)
-		return scxpol_err(EINVAL, "scxpol_cpuset_parse: %s is NULL", list ? "out" : "list");
+	if (!list)
+		return scxpol_err_ptr(EINVAL, "scxpol_cpuset_parse: list is NULL");
 	s = scxpol_cpuset_new(capacity);
 	if (!s)
-		return -errno;
+		return NULL;
 	while (list[p.pos]) {
 		col = bcol = p.pos + 1;
 		r = parse_number(&p, &a);
@@ -327,11 +327,11 @@ int scxpol_cpuset_parse(const char *list, unsigned int capacity, struct scxpol_c
 			goto fail;
 		}
 	}
-	*out = s;
-	return 0;
+	return s;
 fail:
 	scxpol_cpuset_free(s);
-	return r;
+	errno = -r;
+	return NULL;
 }
 
 /*

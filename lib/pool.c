@@ -364,8 +364,18 @@ static int add_run(struct scxpol_pool_plan *p, const char *name, unsigned int fl
 	return r < 0 ? r : 0;
 }
 
-int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned int n, unsigned int flags,
-			     struct scxpol_pool_plan **out)
+/* The plan a builder below made in @p, or NULL with errno -@r (the message is recorded). */
+static struct scxpol_pool_plan *plan_or_null(int r, struct scxpol_pool_plan *p)
+{
+	if (r) {
+		errno = -r;
+		return NULL;
+	}
+	return p;
+}
+
+static int plan_domains(const struct scxpol_topo *t, unsigned int n, unsigned int flags,
+			struct scxpol_pool_plan **out)
 {
 	struct scxpol_pool_plan *p = NULL;
 	unsigned int nr_online, i, pos = 0;
@@ -373,9 +383,8 @@ int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned int n, unsign
 	int *order = NULL, r;
 	char name[SCXPOL_POOL_NAME_LEN];
 
-	if (!t || !out)
-		return scxpol_err(EINVAL, "scxpol_pool_plan_domains: %s is NULL",
-				  t ? "out" : "topology");
+	if (!t)
+		return scxpol_err(EINVAL, "scxpol_pool_plan_domains: topology is NULL");
 	nr_online = scxpol_cpuset_count(scxpol_topo_online(t));
 	if (!n)
 		return scxpol_err(EINVAL, "domains: cannot make 0 domains");
@@ -413,15 +422,24 @@ out:
 	return 0;
 }
 
-int scxpol_pool_plan_split(const struct scxpol_topo *t, const char *first, const char *second,
-			   unsigned int first_cpus, unsigned int flags, struct scxpol_pool_plan **out)
+struct scxpol_pool_plan *scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned int n,
+						  unsigned int flags)
+{
+	struct scxpol_pool_plan *p = NULL;
+	int r = plan_domains(t, n, flags, &p);
+
+	return plan_or_null(r, p);
+}
+
+static int plan_split(const struct scxpol_topo *t, const char *first, const char *second,
+		      unsigned int first_cpus, unsigned int flags, struct scxpol_pool_plan **out)
 {
 	struct scxpol_pool_plan *p;
 	unsigned int nr_online;
 	int *order, r;
 
-	if (!t || !out)
-		return scxpol_err(EINVAL, "scxpol_pool_plan_split: %s is NULL", t ? "out" : "topology");
+	if (!t)
+		return scxpol_err(EINVAL, "scxpol_pool_plan_split: topology is NULL");
 	nr_online = scxpol_cpuset_count(scxpol_topo_online(t));
 	r = check_flags("split", flags);
 	if (r)
@@ -444,6 +462,16 @@ int scxpol_pool_plan_split(const struct scxpol_topo *t, const char *first, const
 	}
 	*out = p;
 	return 0;
+}
+
+struct scxpol_pool_plan *scxpol_pool_plan_split(const struct scxpol_topo *t, const char *first,
+						const char *second, unsigned int first_cpus,
+						unsigned int flags)
+{
+	struct scxpol_pool_plan *p = NULL;
+	int r = plan_split(t, first, second, first_cpus, flags, &p);
+
+	return plan_or_null(r, p);
 }
 
 /* A move candidate: the CPUs of one core that pool `from` holds. */
@@ -701,8 +729,8 @@ int scxpol_pool_plan_format(const struct scxpol_pool_plan *p, char *buf, size_t 
 	return (int)o;
 }
 
-int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsigned int flags,
-			   struct scxpol_pool_plan **out)
+static int plan_parse(const struct scxpol_topo *t, const char *text, unsigned int flags,
+		      struct scxpol_pool_plan **out)
 {
 	struct scxpol_pool_plan *p;
 	struct scxpol_cpuset *cpus;
@@ -710,9 +738,9 @@ int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsign
 	size_t i = 0, start;
 	int r = 0;
 
-	if (!t || !text || !out)
+	if (!t || !text)
 		return scxpol_err(EINVAL, "scxpol_pool_plan_parse: %s is NULL",
-				  !t ? "topology" : !text ? "text" : "out");
+				  !t ? "topology" : "text");
 	copy = strdup(text);
 	p = scxpol_pool_plan_new(t);
 	if (!copy || !p) {
@@ -738,7 +766,8 @@ int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsign
 			break;
 		}
 		*eq = '\0';
-		r = scxpol_cpuset_parse(eq + 1, scxpol_topo_nr_cpus(t), &cpus);
+		cpus = scxpol_cpuset_parse(eq + 1, scxpol_topo_nr_cpus(t));
+		r = cpus ? 0 : -errno;
 		if (!r) {
 			r = scxpol_pool_plan_add(p, tok, flags, cpus);
 			r = r < 0 ? r : 0;
@@ -757,4 +786,13 @@ int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text, unsign
 	}
 	*out = p;
 	return 0;
+}
+
+struct scxpol_pool_plan *scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text,
+						unsigned int flags)
+{
+	struct scxpol_pool_plan *p = NULL;
+	int r = plan_parse(t, text, flags, &p);
+
+	return plan_or_null(r, p);
 }

@@ -1036,12 +1036,14 @@ int scxpol_sched_hotplug_busy(const char *root, int cpu, bool online)
 	if (r < 0)
 		return scxpol_err(-r, "%s/sys/devices/system/cpu/present: %s", root ? root : "",
 				  strerror(-r));
-	r = scxpol_cpuset_parse(list, SCXPOL_TOPO_MAX_CPUS, &present);
-	if (r) {
+	present = scxpol_cpuset_parse(list, SCXPOL_TOPO_MAX_CPUS);
+	if (!present) {
+		r = -errno;
 		snprintf(list, sizeof(list), "%s", scxpol_last_error());
 		return scxpol_err(-r, "%s/sys/devices/system/cpu/present: %s", root ? root : "",
 				  list);
 	}
+	r = 0;
 	while ((c = scxpol_cpuset_next(present, c)) >= 0) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/hotplug/state", c);
 		if (scxpol_read_file(root, path, state, sizeof(state)) < 0)

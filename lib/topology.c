@@ -73,8 +73,9 @@ static int read_cpulist(struct loader *ld, const char *path, unsigned int capaci
 	r = read_text(ld, path);
 	if (r < 0)
 		return read_error(ld, path, r);
-	r = scxpol_cpuset_parse(ld->buf, capacity, out);
-	if (r) {
+	*out = scxpol_cpuset_parse(ld->buf, capacity);
+	if (!*out) {
+		r = -errno;
 		snprintf(msg, sizeof(msg), "%s", scxpol_last_error());
 		return scxpol_err(-r, "%s%s: %s", ld->root, path, msg);
 	}

@@ -126,19 +126,18 @@ static int print_plan(const struct scxpol_topo *t, const struct plan *pa)
 	const char *spec = pa->spec;
 	struct scxpol_pool_plan *p = NULL;
 	unsigned int i;
-	int r;
 	char *text;
 	size_t len;
 
 	if (pa->kind == PLAN_DOMAINS)
-		r = scxpol_pool_plan_domains(t, pa->n, SCXPOL_POOL_EXCLUSIVE, &p);
+		p = scxpol_pool_plan_domains(t, pa->n, SCXPOL_POOL_EXCLUSIVE);
 	else if (pa->kind == PLAN_SPLIT)
-		r = scxpol_pool_plan_split(t, "first", "second", pa->n, SCXPOL_POOL_EXCLUSIVE, &p);
+		p = scxpol_pool_plan_split(t, "first", "second", pa->n, SCXPOL_POOL_EXCLUSIVE);
 	else
-		r = scxpol_pool_plan_parse(t, spec, SCXPOL_POOL_EXCLUSIVE, &p);
-	if (r) {
+		p = scxpol_pool_plan_parse(t, spec, SCXPOL_POOL_EXCLUSIVE);
+	if (!p) {
 		fprintf(stderr, "scxpol-topo: --plan %s: %s\n", spec, scxpol_last_error());
-		return r;
+		return -errno;
 	}
 	len = 32 + 16 * (size_t)scxpol_topo_nr_cpus(t) + 16 * scxpol_pool_plan_nr_pools(p);
 	text = malloc(len);

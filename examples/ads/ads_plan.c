@@ -39,12 +39,12 @@ const char *const ads_stat_names[ADS_NR_STATS] = {
 
 int ads_plan_split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out)
 {
-	struct scxpol_pool_plan *tmp = NULL, *p;
+	struct scxpol_pool_plan *tmp, *p;
 	int r;
 
-	r = scxpol_pool_plan_split(topo, "lc", "bg", n, 0, &tmp);
-	if (r)
-		return r;
+	tmp = scxpol_pool_plan_split(topo, "lc", "bg", n, 0);
+	if (!tmp)
+		return -errno;
 	p = scxpol_pool_plan_new(topo);
 	r = p ? 0 : -errno;
 	if (!r)

@@ -133,10 +133,10 @@ static int make_domains(unsigned int n, const char *plan_text, unsigned long lon
 		return 1;
 	}
 	if (plan_text)
-		r = scxpol_pool_plan_parse(topo, plan_text, SCXPOL_POOL_EXCLUSIVE, &plan);
+		plan = scxpol_pool_plan_parse(topo, plan_text, SCXPOL_POOL_EXCLUSIVE);
 	else
-		r = scxpol_pool_plan_domains(topo, n, SCXPOL_POOL_EXCLUSIVE, &plan);
-	if (r) {
+		plan = scxpol_pool_plan_domains(topo, n, SCXPOL_POOL_EXCLUSIVE);
+	if (!plan) {
 		fprintf(stderr, "faas-replay: %s: %s\n", plan_text ? "--plan" : "--domains",
 			scxpol_last_error());
 		scxpol_topo_free(topo);

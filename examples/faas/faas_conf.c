@@ -133,9 +133,10 @@ int faas_conf_plan(const struct faas_conf *c, const struct scxpol_topo *topo,
 	unsigned int n = c->nr_domains ? c->nr_domains : scxpol_topo_nr_llcs(topo);
 	int r;
 
-	r = scxpol_pool_plan_domains(topo, n, c->steal ? SCXPOL_POOL_STEAL : 0, out);
-	if (!r)
+	*out = scxpol_pool_plan_domains(topo, n, c->steal ? SCXPOL_POOL_STEAL : 0);
+	if (*out)
 		return 0;
+	r = -errno;
 	if (c->nr_domains)
 		snprintf(err, errlen, "--domains %u: %s", n, scxpol_last_error());
 	else

@@ -74,9 +74,9 @@ static int check_domains(const char *policy, const char *stats_path, unsigned in
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		r = scxpol_cpuset_parse(st->pools[i].cpus, scxpol_cpuset_capacity(cpus[i]), &got);
-		if (r) {
-			r = faas_errf(err, errlen, -r, "sink 'pinned': policy %s's domain %u (%s): "
+		got = scxpol_cpuset_parse(st->pools[i].cpus, scxpol_cpuset_capacity(cpus[i]));
+		if (!got) {
+			r = faas_errf(err, errlen, errno, "sink 'pinned': policy %s's domain %u (%s): "
 				      "%s", policy, i, st->pools[i].name, scxpol_last_error());
 			goto out;
 		}

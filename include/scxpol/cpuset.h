@@ -99,18 +99,17 @@ SCXPOL_API void scxpol_cpuset_andnot(struct scxpol_cpuset *dst, const struct scx
  * new set of @capacity CPUs stored in *@out. The grammar is exactly the
  * kernel's printed form: comma-separated CPU numbers and ranges "A-B" with
  * A <= B, no spaces, no trailing comma. Items may repeat or come in any
- * order. Returns 0, or:
- *   -EINVAL  syntax: `cpu list "0-3,x": bad character 'x' at column 5`,
+ * order. Returns the set, or NULL with errno:
+ *   EINVAL   syntax: `cpu list "0-3,x": bad character 'x' at column 5`,
  *            `cpu list "0-": expected a CPU number at column 3`,
  *            `cpu list "5-3": reversed range 5-3 at column 1`
- *   -ERANGE  `cpu list "0-8": CPU 8 at column 3 is out of range (the set
+ *   ERANGE   `cpu list "0-8": CPU 8 at column 3 is out of range (the set
  *            holds CPUs 0-7)`, `cpu list "99999999999": number at column 1
  *            is too large`
- *   -ENOMEM
- * Columns count from 1. *@out is left untouched on failure.
+ *   ENOMEM
+ * Columns count from 1.
  */
-SCXPOL_API int scxpol_cpuset_parse(const char *list, unsigned int capacity,
-				   struct scxpol_cpuset **out);
+SCXPOL_API struct scxpol_cpuset *scxpol_cpuset_parse(const char *list, unsigned int capacity);
 
 /*
  * scxpol_cpuset_format - write @s as a CPU list into @buf (NUL-terminated;

@@ -77,11 +77,11 @@ SCXPOL_API int scxpol_pool_plan_add(struct scxpol_pool_plan *p, const char *name
  * n = 2 gives 0-3 and 4-7, n = 3 gives 0-2, 3-5, 6-7 (a core split is
  * unavoidable), and on one LLC of 4 CPUs plus one of 5, n = 2 gives the
  * 4 CPUs and the 5 CPUs rather than cutting the second LLC.
- * Stores the plan in *@out and returns 0; -EINVAL for @n == 0, @n larger
- * than the number of online CPUs, or bad flags.
+ * NULL + errno: EINVAL for @n == 0, @n larger than the number of online
+ * CPUs, or bad flags.
  */
-SCXPOL_API int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned int n,
-					unsigned int flags, struct scxpol_pool_plan **out);
+SCXPOL_API struct scxpol_pool_plan *scxpol_pool_plan_domains(const struct scxpol_topo *t,
+							     unsigned int n, unsigned int flags);
 
 /*
  * scxpol_pool_plan_split - two pools with @flags: @first takes the first
@@ -89,13 +89,14 @@ SCXPOL_API int scxpol_pool_plan_domains(const struct scxpol_topo *t, unsigned in
  * together, filling one LLC, then one node, before the next; a count that
  * is not a multiple of the core size cuts the last core), @second all
  * other online CPUs.
- * Stores the plan in *@out and returns 0; -EINVAL when @first_cpus is 0 or
- * not less than the number of online CPUs (both pools need a CPU), or a
- * name _add() refuses; -EEXIST when the two names are the same.
+ * NULL + errno: EINVAL when @first_cpus is 0 or not less than the number
+ * of online CPUs (both pools need a CPU), or a name _add() refuses;
+ * EEXIST when the two names are the same.
  */
-SCXPOL_API int scxpol_pool_plan_split(const struct scxpol_topo *t, const char *first,
-				      const char *second, unsigned int first_cpus, unsigned int flags,
-				      struct scxpol_pool_plan **out);
+SCXPOL_API struct scxpol_pool_plan *scxpol_pool_plan_split(const struct scxpol_topo *t,
+							   const char *first, const char *second,
+							   unsigned int first_cpus,
+							   unsigned int flags);
 
 /*
  * scxpol_pool_plan_move - move @k CPUs from pool @from to pool @to, keeping
@@ -152,10 +153,10 @@ SCXPOL_API int scxpol_pool_plan_format(const struct scxpol_pool_plan *p, char *b
  * the text and the column: `pool plan "lc 0-1": expected NAME=CPUS at
  * column 1`, `pool plan "lc=0-x": cpu list "0-x": bad character 'x' at
  * column 3`, `pool plan "a=0-1 b=1": pool "b" overlaps pool "a" on CPU 1`.
- * Stores the plan in *@out and returns 0 or a negative errno.
+ * The plan, or NULL + errno.
  */
-SCXPOL_API int scxpol_pool_plan_parse(const struct scxpol_topo *t, const char *text,
-				      unsigned int flags, struct scxpol_pool_plan **out);
+SCXPOL_API struct scxpol_pool_plan *scxpol_pool_plan_parse(const struct scxpol_topo *t,
+							   const char *text, unsigned int flags);
 
 /* ---- Publishing to the BPF side (lib/pool_publish.c) ------------------- */
 /*

@@ -425,8 +425,9 @@ static int configure_plan(struct loader *l)
 		if (n >= online)
 			return fail(l->err, sizeof(l->err), EINVAL, "%s: -b %u: want 1..%u", l->label,
 				    n, online - 1);
-		r = scxpol_pool_plan_split(l->topo, "fg", "bg", online - n, SCXPOL_POOL_EXCLUSIVE,
-					   &l->plan);
+		l->plan = scxpol_pool_plan_split(l->topo, "fg", "bg", online - n,
+						 SCXPOL_POOL_EXCLUSIVE);
+		r = l->plan ? 0 : -errno;
 		l->max_pools = 2;
 		break;
 	case ADS:

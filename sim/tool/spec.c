@@ -479,7 +479,7 @@ static int comp_field(struct ctx *x, yaml_node_t *v, const char *k, const char *
 		return 0;
 	}
 	if (!strcmp(k, "cpus")) {
-		if (!s || scxpol_cpuset_parse(s, 512, &set))
+		if (!s || !(set = scxpol_cpuset_parse(s, 512)))
 			return bad(x, v, f, "\"%s\": want a CPU list such as 0-3,8",
 				   s ? s : "(a list or map)");
 		scxpol_cpuset_for_each(cpu, set)

@@ -240,8 +240,9 @@ int main(int argc, char **argv)
 	}
 	if (o.plan_text) {
 		topo = scxpol_topo_load(NULL);
-		if (!topo ||
-		    scxpol_pool_plan_parse(topo, o.plan_text, SCXPOL_POOL_EXCLUSIVE, &o.plan)) {
+		if (topo)
+			o.plan = scxpol_pool_plan_parse(topo, o.plan_text, SCXPOL_POOL_EXCLUSIVE);
+		if (!o.plan) {
 			fprintf(stderr, "hintpol: %s\n", scxpol_last_error());
 			scxpol_topo_free(topo);
 			return 2;
@@ -253,7 +254,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hintpol: --resize needs --pool-plan\n");
 			return 2;
 		}
-		if (scxpol_pool_plan_parse(topo, o.resize_text, SCXPOL_POOL_EXCLUSIVE, &o.resize)) {
+		o.resize = scxpol_pool_plan_parse(topo, o.resize_text, SCXPOL_POOL_EXCLUSIVE);
+		if (!o.resize) {
 			fprintf(stderr, "hintpol: --resize: %s\n", scxpol_last_error());
 			scxpol_pool_plan_free(o.plan);
 			scxpol_topo_free(topo);

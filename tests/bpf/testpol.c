@@ -379,10 +379,10 @@ static int make_plans(const struct scxpol_topo *topo, struct opts *o)
 		if (!o->plan ||
 		    scxpol_pool_plan_add(o->plan, "all", flags, scxpol_topo_online(topo)) < 0)
 			return -1;
-	} else if (scxpol_pool_plan_parse(topo, pools, flags, &o->plan)) {
+	} else if (!(o->plan = scxpol_pool_plan_parse(topo, pools, flags))) {
 		return -1;
 	}
-	if (resize && scxpol_pool_plan_parse(topo, resize, flags, &o->resize))
+	if (resize && !(o->resize = scxpol_pool_plan_parse(topo, resize, flags)))
 		return -1;
 	if (apply_pool_flags(topo, o, &o->plan) ||
 	    (o->resize && apply_pool_flags(topo, o, &o->resize)))

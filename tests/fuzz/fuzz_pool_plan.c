@@ -82,7 +82,7 @@ static void check_plan(const struct scxpol_pool_plan *p, unsigned int flags)
 
 	/* 16 CPUs: no plan of them is longer than this */
 	CHECK(scxpol_pool_plan_format(p, text, sizeof(text)) >= 0);
-	CHECK(scxpol_pool_plan_parse(topo, text, flags, &q) == 0);
+	CHECK((q = scxpol_pool_plan_parse(topo, text, flags)));
 	CHECK(scxpol_pool_plan_nr_pools(q) == n);
 	for (i = 0; i < n; i++) {
 		CHECK(!strcmp(scxpol_pool_plan_name(p, i), scxpol_pool_plan_name(q, i)));
@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = strndup((const char *)data + 1, size - 1);
 	CHECK(text);
 	scxpol_err_clear();
-	r = scxpol_pool_plan_parse(topo, text, flags, &p);
+	p = scxpol_pool_plan_parse(topo, text, flags);
+	r = p ? 0 : -errno;
 	if (!r) {
 		CHECK(p);
 		/* flags are checked per pool: an empty plan has none */

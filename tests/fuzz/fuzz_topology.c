@@ -122,7 +122,7 @@ static void check_plan(const struct scxpol_pool_plan *p, const struct scxpol_top
 	text = malloc(len);
 	CHECK(text);
 	CHECK(scxpol_pool_plan_format(p, text, len) >= 0);
-	CHECK(scxpol_pool_plan_parse(t, text, 0, &q) == 0);
+	CHECK((q = scxpol_pool_plan_parse(t, text, 0)));
 	CHECK(scxpol_pool_plan_nr_pools(q) == n);
 	for (i = 0; i < n; i++)
 		CHECK(scxpol_cpuset_equal(scxpol_pool_plan_cpus(p, i), scxpol_pool_plan_cpus(q, i)));
@@ -139,7 +139,7 @@ static void check_plans(const struct scxpol_topo *t)
 	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (tries[i] > online)
 			continue;
-		CHECK(scxpol_pool_plan_domains(t, tries[i], 0, &p) == 0);
+		CHECK((p = scxpol_pool_plan_domains(t, tries[i], 0)));
 		CHECK(scxpol_pool_plan_nr_pools(p) == tries[i]);
 		lo = online / tries[i];
 		hi = lo + (online % tries[i] != 0);
@@ -153,7 +153,7 @@ static void check_plans(const struct scxpol_topo *t)
 	}
 	if (online < 2)
 		return;
-	CHECK(scxpol_pool_plan_split(t, "a", "b", online / 2, 0, &p) == 0);
+	CHECK((p = scxpol_pool_plan_split(t, "a", "b", online / 2, 0)));
 	CHECK(scxpol_cpuset_count(scxpol_pool_plan_cpus(p, 0)) == online / 2);
 	for (i = 0; i < 2; i++) {
 		/* Move i + 1 CPUs from pool i to the other one when it can spare them. */

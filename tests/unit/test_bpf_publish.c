@@ -129,7 +129,7 @@ static void test_domains_published_with_order_by_distance(void **state)
 	struct scxpol_pool_view v;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_domains(topo, 4, SCXPOL_POOL_STEAL, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_domains(topo, 4, SCXPOL_POOL_STEAL));
 	assert_int_equal(publish(plan, &a), 0);
 	scxpol_pool_view(&v);
 	assert_int_equal(v.gen, 1);
@@ -157,7 +157,7 @@ static void test_stealing_takes_the_same_node_first(void **state)
 	s32 c;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_domains(topo, 4, SCXPOL_POOL_STEAL, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_domains(topo, 4, SCXPOL_POOL_STEAL));
 	assert_int_equal(publish(plan, &a), 0);
 	for (c = 0; c < 8; c++)
 		fake_set_idle(c, false);
@@ -189,7 +189,7 @@ static void test_resize_by_moving_cpus(void **state)
 	struct scxpol_pool_view v;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_split(topo, "lc", "bg", 2, SCXPOL_POOL_SOFT, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_split(topo, "lc", "bg", 2, SCXPOL_POOL_SOFT));
 	assert_int_equal(publish(plan, &a), 0);
 	scxpol_pool_view(&v);
 	assert_int_equal(scxpol_pool_of_cpu(&v, 2), 1);
@@ -214,7 +214,7 @@ static struct scxpol_pool_plan *plan_of(const char *text)
 {
 	struct scxpol_pool_plan *plan = NULL;
 
-	assert_int_equal(scxpol_pool_plan_parse(topo, text, SCXPOL_POOL_SOFT, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_parse(topo, text, SCXPOL_POOL_SOFT));
 	return plan;
 }
 
@@ -271,8 +271,8 @@ static void test_cover_required(void **state)
 	char *root6;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_parse(topo, "a=0-3 b=4-5", 0, &gap), 0);
-	assert_int_equal(scxpol_pool_plan_parse(topo, "a=0-3 b=4-7", 0, &full), 0);
+	assert_non_null(gap = scxpol_pool_plan_parse(topo, "a=0-3 b=4-5", 0));
+	assert_non_null(full = scxpol_pool_plan_parse(topo, "a=0-3 b=4-7", 0));
 	/* not required: CPUs in no pool are fine */
 	assert_int_equal(publish(gap, &a), 0);
 	scxpol_pool_conf.require = SCXPOL_POOL_REQ_COVER;
@@ -290,7 +290,7 @@ static void test_cover_required(void **state)
 	scxpol_pool_view(&v);
 	assert_int_equal(v.gen, 1);
 	assert_int_equal(scxpol_pool_of_cpu(&v, 6), -1);
-	assert_int_equal(scxpol_pool_plan_parse(topo, "a=0-3 b=4-6", 0, &gap1), 0);
+	assert_non_null(gap1 = scxpol_pool_plan_parse(topo, "a=0-3 b=4-6", 0));
 	assert_int_equal(publish(gap1, &a), -EINVAL);
 	assert_int_equal(a.cpu, 7);
 	assert_int_equal(a.other, 1);
@@ -308,7 +308,7 @@ static void test_cover_required(void **state)
 	o.root = root6;
 	t6 = scxpol_topo_load(&o);
 	assert_non_null(t6);
-	assert_int_equal(scxpol_pool_plan_parse(t6, "a=0-3 b=4-5", 0, &small), 0);
+	assert_non_null(small = scxpol_pool_plan_parse(t6, "a=0-3 b=4-5", 0));
 	assert_int_equal(publish(small, &a), 0);
 	assert_int_equal(fake_percpu_sum(&scxpol_stats, SCXPOL_STAT_POOL_REJECT), 2);
 	scxpol_pool_conf.require = 0;
@@ -330,7 +330,7 @@ static void test_staging_errors(void **state)
 	struct scxpol_pool_staged st;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_domains(topo, 4, 0, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_domains(topo, 4, 0));
 	assert_int_equal(scxpol_pool_stage_plan(plan, &small, &st), -E2BIG);
 	assert_string_equal(scxpol_last_error(),
 			    "pool plan has 4 pools; scxpol_pool_setup() sized the policy for 2");
@@ -353,7 +353,7 @@ static void test_staged_layout(void **state)
 	struct scxpol_pool_staged st;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_split(topo, "lc", "bg", 6, SCXPOL_POOL_SOFT, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_split(topo, "lc", "bg", 6, SCXPOL_POOL_SOFT));
 	assert_int_equal(scxpol_pool_stage_plan(plan, &conf, &st), 0);
 	assert_int_equal(st.nr_pools, 2);
 	assert_string_equal(st.descs[0].name, "lc");
@@ -399,7 +399,7 @@ static void test_order_in_one_llc_expands_on_each_side(void **state)
 	o.root = root1;
 	one = scxpol_topo_load(&o);
 	assert_non_null(one);
-	assert_int_equal(scxpol_pool_plan_domains(one, 8, SCXPOL_POOL_STEAL, &plan), 0);
+	assert_non_null(plan = scxpol_pool_plan_domains(one, 8, SCXPOL_POOL_STEAL));
 	assert_int_equal(scxpol_pool_stage_plan(plan, &conf, &st), 0);
 	for (p = 0; p < 8; p++) {
 		assert_int_equal(st.descs[p].nr_order, 7);

@@ -15,6 +15,14 @@
 
 #include "fake_sysfs.h"
 
+/* A plan constructor's failure: NULL with errno @e. */
+#define assert_plan_err(call, e)                  \
+	do {                                      \
+		errno = 0;                        \
+		assert_null(call);                \
+		assert_int_equal(errno, (e));     \
+	} while (0)
+
 static void quiet(enum scxpol_log_level l, const char *m, void *c)
 {
 	(void)l;
@@ -111,7 +119,7 @@ static void expect_domains(const struct scxpol_topo *t, unsigned int n, const ch
 {
 	struct scxpol_pool_plan *p = NULL;
 
-	assert_int_equal(scxpol_pool_plan_domains(t, n, SCXPOL_POOL_EXCLUSIVE, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_domains(t, n, SCXPOL_POOL_EXCLUSIVE));
 	assert_int_equal(scxpol_pool_plan_nr_pools(p), n);
 	assert_string_equal(plan_str(p), want);
 	scxpol_pool_plan_free(p);
@@ -121,15 +129,15 @@ static struct scxpol_cpuset *cpus(const char *list, unsigned int capacity)
 {
 	struct scxpol_cpuset *s;
 
-	assert_int_equal(scxpol_cpuset_parse(list, capacity, &s), 0);
+	assert_non_null(s = scxpol_cpuset_parse(list, capacity));
 	return s;
 }
 
 static struct scxpol_pool_plan *plan_of(const struct scxpol_topo *t, const char *text)
 {
-	struct scxpol_pool_plan *p = NULL;
+	struct scxpol_pool_plan *p = scxpol_pool_plan_parse(t, text, SCXPOL_POOL_EXCLUSIVE);
 
-	if (scxpol_pool_plan_parse(t, text, SCXPOL_POOL_EXCLUSIVE, &p))
+	if (!p)
 		fail_msg("parse \"%s\": %s", text, scxpol_last_error());
 	return p;
 }
@@ -178,7 +186,7 @@ static void test_domains_256(void **state)
 	 * domain i sits at 42 * i + (big ones so far), so an odd count of big
 	 * ones cuts a core: at least two boundaries must, and no more do.
 	 */
-	assert_int_equal(scxpol_pool_plan_domains(t, 6, 0, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_domains(t, 6, 0));
 	for (i = 0, lonely = 0; i < 6; i++) {
 		const struct scxpol_cpuset *s = scxpol_pool_plan_cpus(p, i);
 		unsigned int n = scxpol_cpuset_count(s);
@@ -237,15 +245,15 @@ static void test_domains_errors(void **state)
 	struct scxpol_pool_plan *p = NULL;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_domains(t, 0, 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_domains(t, 0, 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "domains: cannot make 0 domains");
-	assert_int_equal(scxpol_pool_plan_domains(t, 17, 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_domains(t, 17, 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "domains: 17 domains need at least 17 CPUs, 16 are online");
-	assert_int_equal(scxpol_pool_plan_domains(t, 2, 0x8, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_domains(t, 2, 0x8), EINVAL);
 	assert_string_equal(scxpol_last_error(),
 			    "domains: unknown flags 0x8 (known: LEND 0x1, BORROW 0x2, STEAL 0x4)");
 	assert_null(p);
-	assert_int_equal(scxpol_pool_plan_domains(t, 16, SCXPOL_POOL_SOFT | SCXPOL_POOL_STEAL, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_domains(t, 16, SCXPOL_POOL_SOFT | SCXPOL_POOL_STEAL));
 	assert_int_equal(scxpol_pool_plan_flags(p, 15), SCXPOL_POOL_FLAGS_ALL);
 	assert_string_equal(scxpol_pool_plan_name(p, 15), "d15");
 	scxpol_pool_plan_free(p);
@@ -258,32 +266,32 @@ static void test_split(void **state)
 	struct scxpol_pool_plan *p = NULL;
 
 	(void)state;
-	assert_int_equal(scxpol_pool_plan_split(t, "lc", "bg", 6, SCXPOL_POOL_SOFT, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_split(t, "lc", "bg", 6, SCXPOL_POOL_SOFT));
 	assert_string_equal(plan_str(p), "lc=0-5 bg=6-15");
 	assert_int_equal(scxpol_pool_plan_flags(p, 1), SCXPOL_POOL_SOFT);
 	scxpol_pool_plan_free(p);
-	assert_int_equal(scxpol_pool_plan_split(t, "lc", "bg", 10, 0, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_split(t, "lc", "bg", 10, 0));
 	assert_string_equal(plan_str(p), "lc=0-9 bg=10-15");
 	scxpol_pool_plan_free(p);
-	assert_int_equal(scxpol_pool_plan_split(s, "lc", "bg", 4, 0, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_split(s, "lc", "bg", 4, 0));
 	assert_string_equal(plan_str(p), "lc=0-1,4-5 bg=2-3,6-7");
 	scxpol_pool_plan_free(p);
-	assert_int_equal(scxpol_pool_plan_split(s, "lc", "bg", 3, 0, &p), 0);
+	assert_non_null(p = scxpol_pool_plan_split(s, "lc", "bg", 3, 0));
 	assert_string_equal(plan_str(p), "lc=0-1,4 bg=2-3,5-7");
 	scxpol_pool_plan_free(p);
 	p = NULL;
 
-	assert_int_equal(scxpol_pool_plan_split(t, "lc", "bg", 0, 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_split(t, "lc", "bg", 0, 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "split: 0 CPUs for the first pool leaves it empty "
 			    "(16 CPUs online; both pools need a CPU)");
-	assert_int_equal(scxpol_pool_plan_split(t, "lc", "bg", 16, 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_split(t, "lc", "bg", 16, 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "split: 16 CPUs for the first pool leaves none for "
 			    "the second (16 CPUs online; both pools need a CPU)");
-	assert_int_equal(scxpol_pool_plan_split(t, "lc", "lc", 4, 0, &p), -EEXIST);
+	assert_plan_err(scxpol_pool_plan_split(t, "lc", "lc", 4, 0), EEXIST);
 	assert_string_equal(scxpol_last_error(), "pool \"lc\" already exists (pool 0)");
-	assert_int_equal(scxpol_pool_plan_split(t, "", "bg", 4, 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_split(t, "", "bg", 4, 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool name is empty");
-	assert_int_equal(scxpol_pool_plan_split(t, "lc", "bg", 4, 0x10, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_split(t, "lc", "bg", 4, 0x10), EINVAL);
 	assert_string_equal(scxpol_last_error(),
 			    "split: unknown flags 0x10 (known: LEND 0x1, BORROW 0x2, STEAL 0x4)");
 	assert_null(p);
@@ -486,36 +494,36 @@ static void test_parse_and_format(void **state)
 	scxpol_pool_plan_free(p);
 	p = NULL;
 
-	assert_int_equal(scxpol_pool_plan_parse(t, "lc 0-1", 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "lc 0-1", 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool plan \"lc 0-1\": expected NAME=CPUS at column 1");
-	assert_int_equal(scxpol_pool_plan_parse(t, "lc=0 =1", 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "lc=0 =1", 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool plan \"lc=0 =1\": expected NAME=CPUS at column 6");
-	assert_int_equal(scxpol_pool_plan_parse(t, "lc=0-x", 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "lc=0-x", 0), EINVAL);
 	assert_string_equal(scxpol_last_error(),
 			    "pool plan \"lc=0-x\": cpu list \"0-x\": bad character 'x' at column 3");
-	assert_int_equal(scxpol_pool_plan_parse(t, "a=0-1 b=1", 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "a=0-1 b=1", 0), EINVAL);
 	assert_string_equal(scxpol_last_error(),
 			    "pool plan \"a=0-1 b=1\": pool \"b\" overlaps pool \"a\" on CPU 1");
-	assert_int_equal(scxpol_pool_plan_parse(t, "a=0-1 a=2", 0, &p), -EEXIST);
+	assert_plan_err(scxpol_pool_plan_parse(t, "a=0-1 a=2", 0), EEXIST);
 	assert_string_equal(scxpol_last_error(),
 			    "pool plan \"a=0-1 a=2\": pool \"a\" already exists (pool 0)");
-	assert_int_equal(scxpol_pool_plan_parse(t, "a=", 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "a=", 0), EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool plan \"a=\": pool \"a\" has no CPUs");
-	assert_int_equal(scxpol_pool_plan_parse(t, "a=0-16", 0, &p), -ERANGE);
+	assert_plan_err(scxpol_pool_plan_parse(t, "a=0-16", 0), ERANGE);
 	assert_string_equal(scxpol_last_error(), "pool plan \"a=0-16\": cpu list \"0-16\": CPU 16 at "
 			    "column 3 is out of range (the set holds CPUs 0-15)");
 	/* a long plan is quoted in part, with "...": the column still counts in all of it */
-	assert_int_equal(scxpol_pool_plan_parse(t, "aaaaaaaaaa=0 bbbbbbbbbb=1 cccccccccc=2 "
-						   "dddddddddd=3 eeeeeeeeee=4 ffffffffff=5 x", 0, &p),
-			 -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "aaaaaaaaaa=0 bbbbbbbbbb=1 cccccccccc=2 "
+						  "dddddddddd=3 eeeeeeeeee=4 ffffffffff=5 x", 0),
+			EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool plan \"aaaaaaaaaa=0 bbbbbbbbbb=1 cccccccccc=2 "
 			    "dddddddddd=3 eeeeeeeeee=4...\": expected NAME=CPUS at "
 			    "column 79");
 	/* bytes a terminal would act on are shown, not sent */
-	assert_int_equal(scxpol_pool_plan_parse(t, "a=0 \033[2J", 0, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "a=0 \033[2J", 0), EINVAL);
 	assert_string_equal(scxpol_last_error(),
 			    "pool plan \"a=0 \\x1b[2J\": expected NAME=CPUS at column 5");
-	assert_int_equal(scxpol_pool_plan_parse(t, "a=0", 0x20, &p), -EINVAL);
+	assert_plan_err(scxpol_pool_plan_parse(t, "a=0", 0x20), EINVAL);
 	assert_string_equal(scxpol_last_error(), "pool plan \"a=0\": pool \"a\": unknown flags 0x20 "
 			    "(known: LEND 0x1, BORROW 0x2, STEAL 0x4)");
 	assert_null(p);
@@ -533,7 +541,7 @@ static void test_format_parse_roundtrip(void **state)
 	(void)state;
 	text = malloc(8192);
 	for (n = 1; n <= 64; n *= 4) {
-		assert_int_equal(scxpol_pool_plan_domains(t, n, 0, &p), 0);
+		assert_non_null(p = scxpol_pool_plan_domains(t, n, 0));
 		assert_true(scxpol_pool_plan_format(p, text, 8192) > 0);
 		q = plan_of(t, text);
 		assert_int_equal(scxpol_pool_plan_nr_pools(q), n);
