@@ -257,8 +257,12 @@ SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int 
  */
 SCXPOL_HIDDEN int scxpol_stats_check_object(struct bpf_object *obj, const char *policy);
 
-/* The library's counter names, in enum scxpol_stat order (lib/stats.c). */
-SCXPOL_HIDDEN extern const char *const scxpol_stats_lib_names[SCXPOL_STAT_NR];
+/* The library's counters, in enum scxpol_stat order (lib/stats.c). */
+SCXPOL_HIDDEN extern const struct scxpol_stat_desc scxpol_stats_lib_descs[SCXPOL_STAT_NR];
+/* -EINVAL, with a message, unless @st's sz is this library's (lib/stats.c). */
+SCXPOL_HIDDEN int scxpol_stats_check_sz(const struct scxpol_stats *st);
+/* Zero @st, its sz set. */
+SCXPOL_HIDDEN void scxpol_stats_clear(struct scxpol_stats *st);
 /*
  * scxpol_stats_read() without touching the caller's last error: the
  * message goes into @err (lib/stats.c; the "stats" request's answer).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Stats: snapshots of a loaded policy's counters and pools. Their JSON form,
+ * Stats: the counters' descriptors and snapshots of a loaded policy's
+ * counters and pools. Their JSON form,
  * the requests and the client are lib/stats_json.c's; the socket server is
  * lib/stats_socket.c's.
  */
@@ -25,7 +26,11 @@
 /* <scxpol/abi/pool.h>: the pool configuration's section; max_pools 0 = no pools */
 #define POOL_CONF_SECTION ".rodata.scxpol_pool"
 
-const char *const scxpol_stats_lib_names[SCXPOL_STAT_NR] = { SCXPOL_STAT_NAMES };
+#define LIB_DESC(id, name, unit, desc) { #name, unit, desc },
+const struct scxpol_stat_desc scxpol_stats_lib_descs[SCXPOL_STAT_NR] = {
+	SCXPOL_STAT_TABLE(LIB_DESC)
+};
+#undef LIB_DESC
 _Static_assert(SCXPOL_STAT_NR <= SCXPOL_STAT_LIB_SLOTS, "library counters fit their slots");
 
 static uint64_t mono_ns(void)
@@ -52,36 +57,36 @@ static bool good_name(const char *n)
 
 int scxpol_stats_check_user_names(const struct scxpol_stats_opts *o, char *err, size_t len)
 {
-	const char *const *names = OPTS_GET(o, user_names, NULL);
+	const struct scxpol_stat_desc *d = OPTS_GET(o, user_descs, NULL);
 	unsigned int nr = OPTS_GET(o, nr_user, 0), i, j;
 
 	if (nr > SCXPOL_STAT_USER_NR) {
 		snprintf(err, len, "stats opts: nr_user %u is more than %u", nr, SCXPOL_STAT_USER_NR);
 		return -EINVAL;
 	}
-	if (nr && !names) {
-		snprintf(err, len, "stats opts: nr_user is %u but user_names is NULL", nr);
+	if (nr && !d) {
+		snprintf(err, len, "stats opts: nr_user is %u but user_descs is NULL", nr);
 		return -EINVAL;
 	}
 	for (i = 0; i < nr; i++) {
-		if (!names[i])
+		if (!d[i].name)
 			continue;
-		if (!good_name(names[i])) {
+		if (!good_name(d[i].name)) {
 			snprintf(err, len, "stats user counter %u: name '%.64s' is not 1..%d "
-				 "characters of [a-z0-9_]", i, names[i], SCXPOL_STAT_NAME_LEN - 1);
+				 "characters of [a-z0-9_]", i, d[i].name, SCXPOL_STAT_NAME_LEN - 1);
 			return -EINVAL;
 		}
 		for (j = 0; j < SCXPOL_STAT_NR; j++)
-			if (!strcmp(names[i], scxpol_stats_lib_names[j]))
+			if (!strcmp(d[i].name, scxpol_stats_lib_descs[j].name))
 				goto dup;
 		for (j = 0; j < i; j++)
-			if (names[j] && !strcmp(names[i], names[j]))
+			if (d[j].name && !strcmp(d[i].name, d[j].name))
 				goto dup;
 	}
 	return 0;
 dup:
 	snprintf(err, len, "stats user counter %u: name '%s' is taken by another counter", i,
-		 names[i]);
+		 d[i].name);
 	return -EINVAL;
 }
 
@@ -116,39 +121,12 @@ static bool uses_pools(struct bpf_object *obj)
 	return conf && sz == sizeof(*conf) && conf->max_pools;
 }
 
-/* The default pools of a snapshot: what scxpol_pool_read() reports. */
-static int read_pools(struct scxpol_sched *s, struct scxpol_stats_pool *out, unsigned int max,
-		      char *err, size_t len)
-{
-	struct scxpol_pool_stat *ps = calloc(max, sizeof(*ps));
-	unsigned int i;
-	int n;
-
-	_Static_assert(SCXPOL_STAT_NAME_LEN >= SCXPOL_POOL_NAME_LEN, "pool names fit");
-	_Static_assert(SCXPOL_STATS_POOL_CPUS_LEN >= SCXPOL_POOL_CPUS_LEN, "CPU lists fit");
-	if (!ps) {
-		snprintf(err, len, "out of memory");
-		return -ENOMEM;
-	}
-	n = scxpol_pool_read(s, NULL, ps, max, NULL);
-	if (n < 0)
-		snprintf(err, len, "%s", scxpol_last_error());
-	for (i = 0; n > 0 && i < (unsigned int)n && i < max; i++) {
-		snprintf(out[i].name, sizeof(out[i].name), "%s", ps[i].name);
-		snprintf(out[i].cpus, sizeof(out[i].cpus), "%s", ps[i].cpus);
-		out[i].nr_cpus = ps[i].nr_cpus;
-		out[i].queued = ps[i].queued;
-	}
-	free(ps);
-	return n;
-}
-
 /* Read the counters and pools of the locked object @obj; message into @err. */
 static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
 		       const struct scxpol_stats_opts *o, struct scxpol_stats *out, char *err,
 		       size_t len)
 {
-	const char *const *names = OPTS_GET(o, user_names, NULL);
+	const struct scxpol_stat_desc *user = OPTS_GET(o, user_descs, NULL);
 	unsigned int nr_user = OPTS_GET(o, nr_user, 0);
 	scxpol_stats_pools_fn pools = OPTS_GET(o, pools, NULL);
 	struct bpf_map *map;
@@ -178,10 +156,10 @@ static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
 		__u64 sum = 0;
 
 		if (key < SCXPOL_STAT_NR)
-			name = scxpol_stats_lib_names[key];
+			name = scxpol_stats_lib_descs[key].name;
 		else if (key >= SCXPOL_STAT_USER_BASE && key - SCXPOL_STAT_USER_BASE < nr_user &&
-			 names[key - SCXPOL_STAT_USER_BASE])
-			name = names[key - SCXPOL_STAT_USER_BASE];
+			 user[key - SCXPOL_STAT_USER_BASE].name)
+			name = user[key - SCXPOL_STAT_USER_BASE].name;
 		else
 			continue;
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), vals, (size_t)ncpu * sizeof(*vals),
@@ -205,7 +183,9 @@ static int read_locked(struct scxpol_sched *s, struct bpf_object *obj,
 			snprintf(err, len, "%s: reading the pools failed: %s", scxpol_sched_name(s),
 				 strerror(-r));
 	} else if (uses_pools(obj)) {
-		r = read_pools(s, out->pools, SCXPOL_STATS_MAX_POOLS, err, len);
+		r = scxpol_pool_read(s, NULL, out->pools, SCXPOL_STATS_MAX_POOLS, NULL);
+		if (r < 0)
+			snprintf(err, len, "%s", scxpol_last_error());
 	} else {
 		r = 0;
 	}
@@ -225,7 +205,7 @@ int scxpol_stats_read_msg(struct scxpol_sched *s, const struct scxpol_stats_opts
 	r = scxpol_stats_check_user_names(o, err, len);
 	if (r)
 		return r;
-	memset(out, 0, sizeof(*out));
+	scxpol_stats_clear(out);
 	obj = scxpol_sched_lock(s);
 	snprintf(out->policy, sizeof(out->policy), "%s", scxpol_sched_name(s));
 	if (!obj) {
@@ -251,14 +231,45 @@ int scxpol_stats_read(struct scxpol_sched *s, const struct scxpol_stats_opts *op
 	scxpol_err_clear();
 	if (!OPTS_VALID(opts, scxpol_stats_opts))
 		return -EINVAL;
+	r = scxpol_stats_check_sz(out);
+	if (r)
+		return r;
 	r = scxpol_stats_read_msg(s, opts, out, err, sizeof(err));
 	return r ? scxpol_err(-r, "%s", err) : 0;
 }
 
+int scxpol_stats_check_sz(const struct scxpol_stats *st)
+{
+	if (st->sz != sizeof(*st))
+		return scxpol_err(EINVAL, "stats snapshot: sz is %zu, not %zu, the size of this "
+				  "libscxpol's struct scxpol_stats (set it with SCXPOL_STATS_INIT "
+				  "or scxpol_stats_new())", st->sz, sizeof(*st));
+	return 0;
+}
+
+void scxpol_stats_clear(struct scxpol_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->sz = sizeof(*st);
+}
+
+struct scxpol_stats *scxpol_stats_new(void)
+{
+	struct scxpol_stats *st = malloc(sizeof(*st));
+
+	if (st)
+		scxpol_stats_clear(st);
+	return st;
+}
+
 const struct scxpol_stat_value *scxpol_stats_find(const struct scxpol_stats *st, const char *name)
 {
+	SCXPOL_NONNULL_PTR(st, "snapshot");
+	SCXPOL_NONNULL_PTR(name, "name");
 	unsigned int i;
 
+	if (scxpol_stats_check_sz(st))
+		return NULL;
 	for (i = 0; i < st->nr && i < SCXPOL_STAT_TOTAL; i++)
 		if (!strcmp(st->v[i].name, name))
 			return &st->v[i];

@@ -21,7 +21,7 @@
 
 #define MAX_RESPONSE (1U << 20)
 
-static const char *const requests[] = { "list", "stats" };
+static const char *const requests[] = { "list", "stats", "stats_meta" };
 
 /*
  * Bytes in the valid UTF-8 sequence at @s (at most @n bytes), or 0: JSON
@@ -146,6 +146,9 @@ static int check_snapshot(const struct scxpol_stats *st)
 	unsigned int i, j;
 	int r;
 
+	r = scxpol_stats_check_sz(st);
+	if (r)
+		return r;
 	r = check_text(st->policy, sizeof(st->policy), "policy");
 	if (!r)
 		r = check_number(st->time_ns, "time_ns");
@@ -175,15 +178,11 @@ static int check_snapshot(const struct scxpol_stats *st)
 				  "slots", st->nr_pools, SCXPOL_STATS_MAX_POOLS);
 	for (i = 0; i < st->nr_pools; i++) {
 		snprintf(what, sizeof(what), "pool %u's name", i);
-		r = check_text(st->pools[i].name, SCXPOL_STAT_NAME_LEN, what);
+		r = check_text(st->pools[i].name, SCXPOL_POOL_NAME_LEN, what);
 		if (r)
 			return r;
 		snprintf(what, sizeof(what), "pool %u's cpus", i);
-		r = check_text(st->pools[i].cpus, SCXPOL_STATS_POOL_CPUS_LEN, what);
-		if (r)
-			return r;
-		snprintf(what, sizeof(what), "pool %u's queued", i);
-		r = check_number(st->pools[i].queued, what);
+		r = check_text(st->pools[i].cpus, SCXPOL_POOL_CPUS_LEN, what);
 		if (r)
 			return r;
 	}
@@ -208,10 +207,11 @@ static json_t *snapshot_json(const struct scxpol_stats *st)
 					json_integer((json_int_t)st->v[i].value)))
 			goto fail;
 	for (i = 0; i < st->nr_pools; i++) {
-		const struct scxpol_stats_pool *p = &st->pools[i];
+		const struct scxpol_pool_stat *p = &st->pools[i];
 
-		if (json_array_append_new(pools, json_pack("{s:s, s:s, s:I, s:I}", "name", p->name,
-							   "cpus", p->cpus, "nr_cpus",
+		if (json_array_append_new(pools, json_pack("{s:s, s:s, s:I, s:I, s:I}", "name",
+							   p->name, "cpus", p->cpus, "flags",
+							   (json_int_t)p->flags, "nr_cpus",
 							   (json_int_t)p->nr_cpus, "queued",
 							   (json_int_t)p->queued)))
 			goto fail;
@@ -379,7 +379,7 @@ static int parse_snapshot(const json_t *obj, struct scxpol_stats *out, char *err
 	size_t i;
 	int r;
 
-	memset(out, 0, sizeof(*out));
+	scxpol_stats_clear(out);
 	if (!json_is_object(obj)) {
 		snprintf(err, len, "the snapshot is %s, not an object", type_name(obj));
 		return -EINVAL;
@@ -418,7 +418,7 @@ static int parse_snapshot(const json_t *obj, struct scxpol_stats *out, char *err
 		return -EINVAL;
 	}
 	json_array_foreach(c, i, v) {
-		struct scxpol_stats_pool *p = &out->pools[out->nr_pools];
+		struct scxpol_pool_stat *p = &out->pools[out->nr_pools];
 
 		if (out->nr_pools == SCXPOL_STATS_MAX_POOLS) {
 			snprintf(err, len, "more than %d pools", SCXPOL_STATS_MAX_POOLS);
@@ -431,10 +431,13 @@ static int parse_snapshot(const json_t *obj, struct scxpol_stats *out, char *err
 		r = get_str(v, "name", p->name, sizeof(p->name), err, len);
 		if (!r)
 			r = get_str(v, "cpus", p->cpus, sizeof(p->cpus), err, len);
+		/* written since the pool type has flags: older snapshots lack it */
+		if (!r && json_object_get(v, "flags"))
+			r = get_uint(v, "flags", &p->flags, err, len);
 		if (!r)
 			r = get_uint(v, "nr_cpus", &p->nr_cpus, err, len);
 		if (!r)
-			r = get_u64(v, "queued", &p->queued, err, len);
+			r = get_uint(v, "queued", &p->queued, err, len);
 		if (r)
 			return r;
 		out->nr_pools++;
@@ -451,6 +454,9 @@ int scxpol_stats_parse(const char *json, struct scxpol_stats *out)
 	int r;
 
 	scxpol_err_clear();
+	r = scxpol_stats_check_sz(out);
+	if (r)
+		return r;
 	v = parse_json(json, strlen(json), err, sizeof(err));
 	r = v ? parse_snapshot(v, out, err, sizeof(err)) : -EINVAL;
 	json_decref(v);
@@ -514,27 +520,70 @@ char *scxpol_stats_error_response(int err, const char *msg)
 	return response(err, NULL, msg);
 }
 
+/* The user counters of @o that are reported: (*@user)[i] for i < the return, named ones only. */
+static unsigned int user_descs(const struct scxpol_stats_opts *o,
+			       const struct scxpol_stat_desc **user)
+{
+	*user = OPTS_GET(o, user_descs, NULL);
+	return *user ? OPTS_GET(o, nr_user, 0) : 0;
+}
+
 /* The "list" response's body: the requests and every counter's name. */
 static json_t *list_json(const struct scxpol_stats_opts *o)
 {
-	const char *const *names = OPTS_GET(o, user_names, NULL);
-	unsigned int nr_user = OPTS_GET(o, nr_user, 0), i;
-	json_t *l = json_pack("{s:[s, s], s:[]}", "requests", requests[0], requests[1],
-			      "counters"), *c;
+	const struct scxpol_stat_desc *user;
+	unsigned int nr_user = user_descs(o, &user), i;
+	json_t *l = json_pack("{s:[s, s, s], s:[]}", "requests", requests[0], requests[1],
+			      requests[2], "counters"), *c;
 
-	_Static_assert(ARRAY_SIZE(requests) == 2, "the list names every request");
+	_Static_assert(ARRAY_SIZE(requests) == 3, "the list names every request");
 	if (!l)
 		return NULL;
 	c = json_object_get(l, "counters");
 	for (i = 0; i < SCXPOL_STAT_NR; i++)
-		if (json_array_append_new(c, json_string(scxpol_stats_lib_names[i])))
+		if (json_array_append_new(c, json_string(scxpol_stats_lib_descs[i].name)))
 			goto fail;
-	for (i = 0; i < nr_user && names; i++)
-		if (names[i] && json_array_append_new(c, json_string(names[i])))
+	for (i = 0; i < nr_user; i++)
+		if (user[i].name && json_array_append_new(c, json_string(user[i].name)))
 			goto fail;
 	return l;
 fail:
 	json_decref(l);
+	return NULL;
+}
+
+/* One counter's descriptor as {"name":..,"unit":..,"desc":..}; NULL unit or desc as "". */
+static json_t *desc_json(const struct scxpol_stat_desc *d)
+{
+	json_t *unit = message_json(d->unit ? d->unit : ""), *desc = message_json(d->desc ? d->desc : "");
+
+	if (!unit || !desc) {
+		json_decref(unit);
+		json_decref(desc);
+		return NULL;
+	}
+	return json_pack("{s:s, s:o, s:o}", "name", d->name, "unit", unit, "desc", desc);
+}
+
+/* The "stats_meta" response's body: every counter's descriptor, in snapshot order. */
+static json_t *meta_json(const struct scxpol_stats_opts *o)
+{
+	const struct scxpol_stat_desc *user;
+	unsigned int nr_user = user_descs(o, &user), i;
+	json_t *m = json_pack("{s:[]}", "counters"), *c;
+
+	if (!m)
+		return NULL;
+	c = json_object_get(m, "counters");
+	for (i = 0; i < SCXPOL_STAT_NR; i++)
+		if (json_array_append_new(c, desc_json(&scxpol_stats_lib_descs[i])))
+			goto fail;
+	for (i = 0; i < nr_user; i++)
+		if (user[i].name && json_array_append_new(c, desc_json(&user[i])))
+			goto fail;
+	return m;
+fail:
+	json_decref(m);
 	return NULL;
 }
 
@@ -552,6 +601,8 @@ char *scxpol_stats_respond(struct scxpol_sched *s, const struct scxpol_stats_opt
 		return scxpol_stats_error_response(-r, err);
 	if (!strcmp(req, "list")) {
 		body = list_json(o);
+	} else if (!strcmp(req, "stats_meta")) {
+		body = meta_json(o);
 	} else if (!strcmp(req, "stats")) {
 		st = malloc(sizeof(*st));
 		if (!st)
@@ -572,8 +623,8 @@ char *scxpol_stats_respond(struct scxpol_sched *s, const struct scxpol_stats_opt
 		n = body ? json_dumpb(body, quoted, sizeof(quoted) - 1, JSON_ENCODE_ANY) : 0;
 		json_decref(body);
 		quoted[n < sizeof(quoted) ? n : 0] = '\0';
-		snprintf(err, sizeof(err), "unknown request %s; known: %s, %s", quoted, requests[0],
-			 requests[1]);
+		snprintf(err, sizeof(err), "unknown request %s; known: %s, %s, %s", quoted,
+			 requests[0], requests[1], requests[2]);
 		return scxpol_stats_error_response(EINVAL, err);
 	}
 	return body ? response(0, body, NULL) : NULL;
@@ -581,46 +632,142 @@ char *scxpol_stats_respond(struct scxpol_sched *s, const struct scxpol_stats_opt
 
 /* ---- Clients ----------------------------------------------------------------- */
 
+/*
+ * Send @req to the server at @path and parse the answer into *@v: returns
+ * its "resp" member (a reference into *@v, which the caller drops), or NULL
+ * with the error in *@r and scxpol_last_error().
+ */
+static const json_t *ask(const char *path, const char *req, json_t **v, int *r)
+{
+	char *resp, err[256], msg[256];
+	const json_t *body = NULL;
+	uint64_t e;
+
+	*v = NULL;
+	resp = malloc(MAX_RESPONSE);
+	if (!resp) {
+		*r = scxpol_err(ENOMEM, "out of memory");
+		return NULL;
+	}
+	*r = scxpol_stats_request(path, req, resp, MAX_RESPONSE);
+	if (*r < 0)
+		goto out;
+	*v = parse_json(resp, (size_t)*r, err, sizeof(err));
+	if (!*v) {
+		*r = scxpol_err(EPROTO, "%s: the response is not JSON: %s", path, err);
+		goto out;
+	}
+	if (!json_is_object(*v) || get_u64(*v, "errno", &e, err, sizeof(err))) {
+		*r = scxpol_err(EPROTO, "%s: the response is not {\"errno\":N,...}", path);
+		goto out;
+	}
+	if (e) {
+		if (get_str(*v, "error", msg, sizeof(msg), err, sizeof(err)))
+			snprintf(msg, sizeof(msg), "(no message)");
+		*r = scxpol_err(e < 4096 ? (int)e : EPROTO, "%s: the server answered errno %llu: %s",
+				path, (unsigned long long)e, msg);
+		goto out;
+	}
+	body = json_object_get(*v, "resp");
+	if (!body)
+		*r = scxpol_err(EPROTO, "%s: the response has no \"resp\"", path);
+out:
+	free(resp);
+	return body;
+}
+
 int scxpol_stats_fetch(const char *path, struct scxpol_stats *out)
 {
 	SCXPOL_NONNULL(path, "socket path");
 	SCXPOL_NONNULL(out, "output");
-	char *resp, err[256], msg[256];
-	json_t *v = NULL;
-	uint64_t e;
+	const json_t *body;
+	char err[256];
+	json_t *v;
+	int r = scxpol_stats_check_sz(out);
+
+	if (r)
+		return r;
+	body = ask(path, "{\"req\":\"stats\"}", &v, &r);
+	if (body) {
+		r = parse_snapshot(body, out, err, sizeof(err));
+		if (r)
+			r = scxpol_err(EPROTO, "%s: the response is not a stats snapshot: %s", path,
+				       err);
+	}
+	json_decref(v);
+	return r;
+}
+
+/*
+ * The "stats_meta" body @m as descriptors, one allocation: the array then
+ * the strings. Returns how many, or -EINVAL with the reason in @err.
+ */
+static int parse_meta(const json_t *m, struct scxpol_stat_desc **descs, char *err, size_t len)
+{
+	static const char *const fields[] = { "name", "unit", "desc" };
+	const json_t *c = json_is_object(m) ? json_object_get(m, "counters") : NULL, *d, *f;
+	struct scxpol_stat_desc *out;
+	size_t i, k, n, bytes;
+	char *p;
+
+	if (!json_is_array(c)) {
+		snprintf(err, len, "\"counters\" is %s, not an array", c ? type_name(c) : "missing");
+		return -EINVAL;
+	}
+	n = json_array_size(c);
+	if (n > SCXPOL_STAT_TOTAL) {
+		snprintf(err, len, "more than %d counters", SCXPOL_STAT_TOTAL);
+		return -EINVAL;
+	}
+	bytes = (n ? n : 1) * sizeof(*out);
+	json_array_foreach(c, i, d) {
+		for (k = 0; k < ARRAY_SIZE(fields); k++) {
+			f = json_is_object(d) ? json_object_get(d, fields[k]) : NULL;
+			if (!json_is_string(f)) {
+				snprintf(err, len, "counter %zu's \"%s\" is %s, not a string", i,
+					 fields[k], f ? type_name(f) : "missing");
+				return -EINVAL;
+			}
+			bytes += json_string_length(f) + 1;
+		}
+	}
+	out = malloc(bytes);
+	if (!out) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	p = (char *)(out + (n ? n : 1));
+	json_array_foreach(c, i, d) {
+		const char **dst[] = { &out[i].name, &out[i].unit, &out[i].desc };
+
+		for (k = 0; k < ARRAY_SIZE(fields); k++) {
+			f = json_object_get(d, fields[k]);
+			*dst[k] = p;
+			memcpy(p, json_string_value(f), json_string_length(f) + 1);
+			p += json_string_length(f) + 1;
+		}
+	}
+	*descs = out;
+	return (int)n;
+}
+
+int scxpol_stats_fetch_meta(const char *path, struct scxpol_stat_desc **descs)
+{
+	SCXPOL_NONNULL(path, "socket path");
+	SCXPOL_NONNULL(descs, "output");
+	const json_t *body;
+	char err[256];
+	json_t *v;
 	int r;
 
-	resp = malloc(MAX_RESPONSE);
-	if (!resp)
-		return scxpol_err(ENOMEM, "out of memory");
-	r = scxpol_stats_request(path, "{\"req\":\"stats\"}", resp, MAX_RESPONSE);
-	if (r < 0)
-		goto out;
-	v = parse_json(resp, (size_t)r, err, sizeof(err));
-	if (!v) {
-		r = scxpol_err(EPROTO, "%s: the response is not JSON: %s", path, err);
-		goto out;
+	*descs = NULL;
+	body = ask(path, "{\"req\":\"stats_meta\"}", &v, &r);
+	if (body) {
+		r = parse_meta(body, descs, err, sizeof(err));
+		if (r < 0)
+			r = scxpol_err(r == -ENOMEM ? ENOMEM : EPROTO, "%s: the response is not a "
+				       "list of counter descriptors: %s", path, err);
 	}
-	if (!json_is_object(v) || get_u64(v, "errno", &e, err, sizeof(err))) {
-		r = scxpol_err(EPROTO, "%s: the response is not {\"errno\":N,...}", path);
-		goto out;
-	}
-	if (e) {
-		if (get_str(v, "error", msg, sizeof(msg), err, sizeof(err)))
-			snprintf(msg, sizeof(msg), "(no message)");
-		r = scxpol_err(e < 4096 ? (int)e : EPROTO, "%s: the server answered errno %llu: %s",
-			       path, (unsigned long long)e, msg);
-		goto out;
-	}
-	if (!json_object_get(v, "resp")) {
-		r = scxpol_err(EPROTO, "%s: the response has no \"resp\"", path);
-		goto out;
-	}
-	r = parse_snapshot(json_object_get(v, "resp"), out, err, sizeof(err));
-	if (r)
-		r = scxpol_err(EPROTO, "%s: the response is not a stats snapshot: %s", path, err);
-out:
 	json_decref(v);
-	free(resp);
 	return r;
 }

@@ -2,7 +2,8 @@
 /*
  * scxpol-stat: show a running policy's stats, read from its stats server
  * (see <scxpol/stats.h>): a table refreshed every interval with per-second
- * rates, one JSON snapshot, or the answer to one raw request.
+ * rates, one JSON snapshot, what each counter is, or the answer to one raw
+ * request.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,13 +24,14 @@
 
 static void usage(const struct scxpol_cli *c, FILE *f)
 {
-	fprintf(f, "usage: scxpol-stat [--policy NAME | --socket PATH] [--json | --request JSON]\n"
-		   "                   [--interval SECS] [--count N]\n"
+	fprintf(f, "usage: scxpol-stat [--policy NAME | --socket PATH]\n"
+		   "                   [--json | --meta | --request JSON] [--interval SECS] [--count N]\n"
 		   "  -p, --policy NAME    the policy's server, " SOCK_DIR "/NAME.sock\n"
 		   "  -s, --socket PATH    the server at PATH\n"
 		   "                       (neither: the only socket in " SOCK_DIR " a server\n"
 		   "                       listens on)\n"
 		   "  -j, --json           print one snapshot as JSON and exit\n"
+		   "  -m, --meta           print each counter's name, unit and description\n"
 		   "  -r, --request JSON   send one request line, print the response\n"
 		   "  -i, --interval SECS  refresh the table every SECS (default 1)\n"
 		   "  -n, --count N        stop after N tables (default: until interrupted)\n"
@@ -133,9 +135,26 @@ static void print_table(const struct scxpol_stats *st, const struct scxpol_stats
 	if (st->nr_pools) {
 		printf("\n%-16s %-24s %8s %10s\n", "POOL", "CPUS", "NR_CPUS", "QUEUED");
 		for (i = 0; i < st->nr_pools; i++)
-			printf("%-16s %-24s %8u %10llu\n", st->pools[i].name, st->pools[i].cpus,
-			       st->pools[i].nr_cpus, (unsigned long long)st->pools[i].queued);
+			printf("%-16s %-24s %8u %10u\n", st->pools[i].name, st->pools[i].cpus,
+			       st->pools[i].nr_cpus, st->pools[i].queued);
 	}
+}
+
+/* The counters the server at @path reports, one a line: name, unit, description. */
+static int print_meta(const char *path)
+{
+	struct scxpol_stat_desc *d;
+	int n = scxpol_stats_fetch_meta(path, &d), i;
+
+	if (n < 0) {
+		fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
+		return 1;
+	}
+	printf("%-24s %-12s %s\n", "COUNTER", "UNIT", "DESCRIPTION");
+	for (i = 0; i < n; i++)
+		printf("%-24s %-12s %s\n", d[i].name, d[i].unit, d[i].desc);
+	free(d);
+	return scxpol_cli_finish("scxpol-stat", NULL, 0);
 }
 
 /* The command line's values. */
@@ -143,7 +162,7 @@ struct args {
 	const char *policy, *sock, *request;
 	unsigned long long count;
 	double interval;
-	bool json;
+	bool json, meta;
 	const char *table_opt;	/* --interval or --count, given */
 };
 
@@ -160,6 +179,9 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 		break;
 	case 'j':
 		a->json = true;
+		break;
+	case 'm':
+		a->meta = true;
 		break;
 	case 'r':
 		a->request = arg;
@@ -184,6 +206,7 @@ int main(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "meta", no_argument, NULL, 'm' },
 		{ "request", required_argument, NULL, 'r' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
@@ -191,7 +214,7 @@ int main(int argc, char **argv)
 	};
 	struct args a = { .interval = 1 };
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "scxpol-stat", .usage = usage, .options = longopts,
-		    .shortopts = "p:s:jr:i:n:", .option = option, .ctx = &a);
+		    .shortopts = "p:s:jmr:i:n:", .option = option, .ctx = &a);
 	struct scxpol_stats *st, *prev;
 	unsigned long long n;
 	bool tty = isatty(STDOUT_FILENO);
@@ -207,13 +230,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scxpol-stat: give --policy or --socket, not both\n");
 		return 2;
 	}
-	if (a.json && a.request) {
-		fprintf(stderr, "scxpol-stat: give --json or --request, not both\n");
+	if (a.json + a.meta + !!a.request > 1) {
+		fprintf(stderr, "scxpol-stat: give one of --json, --meta and --request\n");
 		return 2;
 	}
-	if ((a.json || a.request) && a.table_opt) {
+	if ((a.json || a.meta || a.request) && a.table_opt) {
 		fprintf(stderr, "scxpol-stat: %s is for the table, not for %s\n", a.table_opt,
-			a.json ? "--json" : "--request");
+			a.json ? "--json" : a.meta ? "--meta" : "--request");
 		return 2;
 	}
 	if (a.sock) {
@@ -242,12 +265,16 @@ int main(int argc, char **argv)
 		printf("%s\n", resp);
 		return scxpol_cli_finish("scxpol-stat", NULL, 0);
 	}
-	st = calloc(2, sizeof(*st));
-	if (!st) {
+	if (a.meta)
+		return print_meta(path);
+	st = scxpol_stats_new();
+	prev = scxpol_stats_new();
+	if (!st || !prev) {
 		fprintf(stderr, "scxpol-stat: out of memory\n");
+		free(st);
+		free(prev);
 		return 1;
 	}
-	prev = st + 1;
 	for (n = 0; !a.count || n < a.count; n++) {
 		if (n) {
 			struct timespec ts = {
@@ -269,11 +296,13 @@ int main(int argc, char **argv)
 		if (r) {
 			fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
 			free(st);
+			free(prev);
 			return 1;
 		}
 		if (a.json) {
 			r = scxpol_stats_json_file(st, stdout);
 			free(st);
+			free(prev);
 			if (r)
 				fprintf(stderr, "scxpol-stat: %s\n", scxpol_last_error());
 			return r ? 1 : scxpol_cli_finish("scxpol-stat", NULL, 0);
@@ -285,9 +314,11 @@ int main(int argc, char **argv)
 		print_table(st, n ? prev : NULL);
 		if (scxpol_cli_finish("scxpol-stat", NULL, 0)) {
 			free(st);
+			free(prev);
 			return 1;
 		}
 	}
 	free(st);
+	free(prev);
 	return 0;
 }

@@ -188,7 +188,7 @@ static unsigned long long now_ns(void)
  */
 static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, double *overflow)
 {
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = ads_stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_descs = ads_stat_descs, .nr_user = ADS_NR_STATS);
 	const struct scxpol_stat_value *v, *sp;
 	unsigned long long t = now_ns(), run, spill;
 	int r;
@@ -196,8 +196,8 @@ static int lc_demand(struct scxpol_sched *s, struct opts *o, double *demand, dou
 	r = scxpol_stats_read(s, &so, o->st);
 	if (r)
 		return r;
-	v = scxpol_stats_find(o->st, ads_stat_names[ADS_STAT_LC_RUNTIME_NS]);
-	sp = scxpol_stats_find(o->st, ads_stat_names[ADS_STAT_LC_SPILL_NS]);
+	v = scxpol_stats_find(o->st, ads_stat_descs[ADS_STAT_LC_RUNTIME_NS].name);
+	sp = scxpol_stats_find(o->st, ads_stat_descs[ADS_STAT_LC_SPILL_NS].name);
 	if (!v || !sp)
 		return -ENOENT;
 	run = v->value;
@@ -388,7 +388,7 @@ int main(int argc, char **argv)
 	struct opts o = { .util_lo = 0.5, .util_hi = 0.8, .overflow_hi = 0.2, .hold = 3,
 			  .interval_ms = 250,
 			  .lc_slice_us = 2000, .bg_slice_us = 20000, .important_slice_us = 10000 };
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = ads_stat_names, .nr_user = ADS_NR_STATS);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_descs = ads_stat_descs, .nr_user = ADS_NR_STATS);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "ads", .usage = usage, .stats = &so,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
 		return 2;
 	/* attach, exit and restarts are worth an operator's eye */
 	scxpol_log_set(NULL, cli.verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
-	o.st = calloc(1, sizeof(*o.st));
+	o.st = scxpol_stats_new();
 	if (!o.st) {
 		fprintf(stderr, "ads: out of memory\n");
 		return 1;

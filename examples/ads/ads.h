@@ -17,20 +17,28 @@ enum ads_pool {
 	ADS_NR_POOLS,
 };
 
-/* The policy's own counters (SCXPOL_STAT_USER slots), named in ads_plan.c. */
+/*
+ * The policy's own counters (SCXPOL_STAT_USER slots), X(ID, name, unit,
+ * description) as SCXPOL_STAT_TABLE; ads_plan.c serves the descriptors.
+ */
+#define ADS_STAT_TABLE(X) \
+	X(LC_RUNTIME_NS, lc_runtime_ns, "ns", "CPU time of lc-pool tasks: the loader's demand") \
+	X(BG_RUNTIME_NS, bg_runtime_ns, "ns", "CPU time of bg-pool tasks") \
+	X(CLASS_HINT, class_hint, "tasks", "placements decided by a class hint") \
+	X(CLASS_CGROUP, class_cgroup, "tasks", "placements decided by a cgroup rule") \
+	X(CLASS_COMM, class_comm, "tasks", "placements decided by a comm rule") \
+	X(CLASS_DEFAULT, class_default, "tasks", "placements decided by nothing: background") \
+	X(HEAD, important_head, "tasks", "important tasks queued at the head") \
+	X(WAKE_AFFINE, wake_affine, "tasks", "lc wake-ups queued behind their lc waker") \
+	X(LC_SPILL_NS, lc_spill_ns, "ns", "CPU time of lc-pool tasks on other pools' CPUs: its overflow") \
+	X(LC_BUSY, lc_busy, "tasks", "lc tasks queued with no CPU woken for them: the pool was busy") \
+	X(LC_PREEMPT_BG, lc_preempt_bg, "preemptions", "CPUs running bg work preempted for lc tasks")
+
+#define ADS_STAT_ENUM_(id, name, unit, desc) ADS_STAT_##id,
 enum ads_stat {
-	ADS_STAT_LC_RUNTIME_NS, /* CPU time of lc-pool tasks: the loader's demand */
-	ADS_STAT_BG_RUNTIME_NS, /* CPU time of bg-pool tasks */
-	ADS_STAT_CLASS_HINT,    /* placements decided by a class hint */
-	ADS_STAT_CLASS_CGROUP,  /* ... by a cgroup rule */
-	ADS_STAT_CLASS_COMM,    /* ... by a comm rule */
-	ADS_STAT_CLASS_DEFAULT, /* ... by nothing: background */
-	ADS_STAT_HEAD,          /* important tasks queued at the head */
-	ADS_STAT_WAKE_AFFINE,   /* lc wake-ups queued behind their lc waker */
-	ADS_STAT_LC_SPILL_NS,   /* CPU time of lc-pool tasks on other pools' CPUs: its overflow */
-	ADS_STAT_LC_BUSY,       /* lc tasks queued with no CPU woken for them: the pool was busy */
-	ADS_STAT_LC_PREEMPT_BG, /* ... and a CPU running bg work was preempted for them */
+	ADS_STAT_TABLE(ADS_STAT_ENUM_)
 	ADS_NR_STATS,
 };
+#undef ADS_STAT_ENUM_
 
 #endif

@@ -23,19 +23,9 @@ const struct option ads_options[] = {
 	{ 0 },
 };
 
-const char *const ads_stat_names[ADS_NR_STATS] = {
-	[ADS_STAT_LC_RUNTIME_NS] = "lc_runtime_ns",
-	[ADS_STAT_BG_RUNTIME_NS] = "bg_runtime_ns",
-	[ADS_STAT_CLASS_HINT] = "class_hint",
-	[ADS_STAT_CLASS_CGROUP] = "class_cgroup",
-	[ADS_STAT_CLASS_COMM] = "class_comm",
-	[ADS_STAT_CLASS_DEFAULT] = "class_default",
-	[ADS_STAT_HEAD] = "important_head",
-	[ADS_STAT_WAKE_AFFINE] = "wake_affine",
-	[ADS_STAT_LC_SPILL_NS] = "lc_spill_ns",
-	[ADS_STAT_LC_BUSY] = "lc_busy",
-	[ADS_STAT_LC_PREEMPT_BG] = "lc_preempt_bg",
-};
+#define ADS_STAT_DESC_(id, name, unit, desc) { #name, unit, desc },
+const struct scxpol_stat_desc ads_stat_descs[ADS_NR_STATS] = { ADS_STAT_TABLE(ADS_STAT_DESC_) };
+#undef ADS_STAT_DESC_
 
 int ads_plan_split(const struct scxpol_topo *topo, unsigned int n, struct scxpol_pool_plan **out)
 {

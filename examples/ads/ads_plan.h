@@ -15,6 +15,7 @@
 #include <getopt.h>
 
 #include <scxpol/pool.h>
+#include <scxpol/stats.h>
 
 #define ADS_LC_FLAGS (SCXPOL_POOL_LEND | SCXPOL_POOL_STEAL)
 #define ADS_BG_FLAGS (SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL)
@@ -27,8 +28,8 @@
  */
 extern const struct option ads_options[];
 
-/* The names of ads's own counters (enum ads_stat of ads.h). */
-extern const char *const ads_stat_names[];
+/* ads's own counters (enum ads_stat of ads.h), described. */
+extern const struct scxpol_stat_desc ads_stat_descs[];
 
 /*
  * ads_plan_split - the plan "lc" = the first @n CPUs of @topo's order,

@@ -45,9 +45,9 @@ static const char *hint_error(void *ctx)
 static int check_domains(const char *policy, const char *stats_path, unsigned int n,
 			 struct scxpol_cpuset *const *cpus, char *err, size_t errlen)
 {
-	struct scxpol_stats *st = malloc(sizeof(*st));
+	struct scxpol_stats *st = scxpol_stats_new();
 	struct scxpol_cpuset *got = NULL;
-	char path[PATH_MAX], want[SCXPOL_STATS_POOL_CPUS_LEN];
+	char path[PATH_MAX], want[SCXPOL_POOL_CPUS_LEN];
 	unsigned int i;
 	int r = 0;
 

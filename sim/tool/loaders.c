@@ -732,7 +732,7 @@ void loader_report(const struct loader *l, FILE *f)
 		unsigned long long v = scxpol_sim_percpu_sum(stats, SCXPOL_STAT_USER_BASE + i);
 
 		if (l->kind == ADS && i < ADS_NR_STATS)
-			fprintf(f, ",\"%s\":%llu", ads_stat_names[i], v);
+			fprintf(f, ",\"%s\":%llu", ads_stat_descs[i].name, v);
 		else if (v)
 			fprintf(f, ",\"user%u\":%llu", i, v);
 	}

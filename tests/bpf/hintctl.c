@@ -351,7 +351,7 @@ static uint64_t counter(const struct scxpol_stats *st, const char *name)
 
 static int slots(const char *sock, int wakeups, int argc, char **argv)
 {
-	struct scxpol_stats a, b;
+	struct scxpol_stats a = SCXPOL_STATS_INIT, b = SCXPOL_STATS_INIT;
 	struct scxpol_hint_thread *t;
 	struct timespec ts = { .tv_nsec = 1000000 };
 	int i, j;

@@ -25,7 +25,10 @@
 
 SCXPOL_SKEL_DEFINE(hintpol_bpf);
 
-static const char *const user_names[] = { "importance_sum", "class_placed" };
+static const struct scxpol_stat_desc user_descs[] = {
+	{ "importance_sum", "importance", "importance summed over enqueues of important tasks" },
+	{ "class_placed", "tasks", "enqueues onto the CPU of the hint's class" },
+};
 
 struct opts {
 	struct scxpol_hint_limits lim;
@@ -211,7 +214,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .lim = { .sz = sizeof(o.lim), .nr_pools = 2, .max_importance = 7 },
 			  .offline_event = -1 };
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = user_names, .nr_user = 2);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_descs = user_descs, .nr_user = 2);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "hintpol", .usage = usage, .stats = &so,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,

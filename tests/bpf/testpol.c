@@ -183,31 +183,18 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	return 0;
 }
 
-static int stats_pools(struct scxpol_sched *s, struct scxpol_stats_pool *out, unsigned int max,
+static int stats_pools(struct scxpol_sched *s, struct scxpol_pool_stat *out, unsigned int max,
 		       void *ctx)
 {
-	struct scxpol_pool_stat ps[SCXPOL_STATS_MAX_POOLS];
-	unsigned int i;
-	int n;
-
 	(void)ctx;
-	n = scxpol_pool_read(s, NULL, ps, SCXPOL_STATS_MAX_POOLS, NULL);
-	for (i = 0; n > 0 && i < (unsigned int)n && i < max; i++) {
-		_Static_assert(sizeof(out->name) >= sizeof(ps->name), "pool names fit");
-		_Static_assert(sizeof(out->cpus) >= sizeof(ps->cpus), "CPU lists fit");
-		memcpy(out[i].name, ps[i].name, sizeof(ps[i].name));
-		memcpy(out[i].cpus, ps[i].cpus, sizeof(ps[i].cpus));
-		out[i].nr_cpus = ps[i].nr_cpus;
-		out[i].queued = ps[i].queued;
-	}
-	return n;
+	return scxpol_pool_read(s, NULL, out, max, NULL);
 }
 
 /* "testpol: stats a=1 b=2 ..." and one line per published pool. */
 static int print_stats(struct scxpol_sched *s)
 {
 	SCXPOL_OPTS(scxpol_stats_opts, so, .pools = stats_pools);
-	struct scxpol_stats *st = calloc(1, sizeof(*st));
+	struct scxpol_stats *st = scxpol_stats_new();
 	unsigned long long gen = 0;
 	unsigned int i;
 	int r;

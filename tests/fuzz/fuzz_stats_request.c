@@ -34,8 +34,8 @@ static int is_json(const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const names[] = { "user_counter" };
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = names, .nr_user = 1);
+	static const struct scxpol_stat_desc user[] = { { "user_counter", "events", "a test" } };
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_descs = user, .nr_user = 1);
 	char req[64], err[256], *resp;
 	int r;
 
@@ -60,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(is_json(resp));
 	if (!r && !strcmp(req, "list"))
 		CHECK(!strncmp(resp, "{\"errno\":0,", 11) && strstr(resp, "\"user_counter\""));
+	else if (!r && !strcmp(req, "stats_meta"))
+		CHECK(!strncmp(resp, "{\"errno\":0,", 11) && strstr(resp, "\"a test\""));
 	else
 		CHECK(strncmp(resp, "{\"errno\":0,", 11));
 	free(resp);

@@ -33,6 +33,7 @@ static void check_same(const struct scxpol_stats *a, const struct scxpol_stats *
 	for (i = 0; i < a->nr_pools; i++) {
 		CHECK(!strcmp(a->pools[i].name, b->pools[i].name));
 		CHECK(!strcmp(a->pools[i].cpus, b->pools[i].cpus));
+		CHECK(a->pools[i].flags == b->pools[i].flags);
 		CHECK(a->pools[i].nr_cpus == b->pools[i].nr_cpus);
 		CHECK(a->pools[i].queued == b->pools[i].queued);
 	}
@@ -40,7 +41,7 @@ static void check_same(const struct scxpol_stats *a, const struct scxpol_stats *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct scxpol_stats st, again;
+	static struct scxpol_stats st = SCXPOL_STATS_INIT, again = SCXPOL_STATS_INIT;
 	char *text = strndup((const char *)data, size), *buf;
 	size_t len = 1 << 20;
 	int r;

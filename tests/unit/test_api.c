@@ -37,6 +37,7 @@ LAST_RESERVED(scxpol_hint_limits);
 LAST(scxpol_hint_client_opts);
 LAST(scxpol_pool_autosize_opts);
 LAST(scxpol_sched_opts);
+LAST_RESERVED(scxpol_stats);
 LAST(scxpol_stats_opts);
 LAST(scxpol_stats_server_opts);
 LAST(scxpol_topo_opts);
@@ -123,7 +124,7 @@ static void test_hint(void **state)
 
 static void test_stats(void **state)
 {
-	struct scxpol_stats st = { 0 };
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
 	char buf[64];
 
 	(void)state;
@@ -134,6 +135,7 @@ static void test_stats(void **state)
 	expect(scxpol_stats_request(NULL, "stats", buf, sizeof(buf)),
 	       "scxpol_stats_request: socket path is NULL");
 	expect(scxpol_stats_fetch("/nonexistent", NULL), "scxpol_stats_fetch: output is NULL");
+	expect(scxpol_stats_fetch_meta(NULL, NULL), "scxpol_stats_fetch_meta: socket path is NULL");
 	errno = 0;
 	expect_ptr(scxpol_stats_server_start(NULL, NULL),
 		   "scxpol_stats_server_start: scheduler is NULL");

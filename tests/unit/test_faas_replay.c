@@ -927,15 +927,14 @@ static void *one_stats_serve(void *arg)
 static void one_stats_start(struct one_stats *o, unsigned int n, const char *const *cpus)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct scxpol_stats st;
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
 	char json[1024];
 	unsigned int i;
 
-	memset(&st, 0, sizeof(st));
 	snprintf(st.policy, sizeof(st.policy), "t");
 	for (i = 0; i < n; i++) {
-		snprintf(st.pools[i].name, SCXPOL_STAT_NAME_LEN, "d%u", i);
-		snprintf(st.pools[i].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "%s", cpus[i]);
+		snprintf(st.pools[i].name, sizeof(st.pools[i].name), "d%u", i);
+		snprintf(st.pools[i].cpus, sizeof(st.pools[i].cpus), "%s", cpus[i]);
 	}
 	st.nr_pools = n;
 	assert_true(scxpol_stats_json(&st, json, sizeof(json)) > 0);

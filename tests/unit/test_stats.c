@@ -43,6 +43,10 @@ SCXPOL_SKEL_DEFINE(hintpol_bpf);
 SCXPOL_SKEL_DEFINE(minimal_bpf);
 
 static const char *const lib_names[] = { SCXPOL_STAT_NAMES };
+#define LIB_UNIT_(id, name, unit, desc) unit,
+static const char *const lib_units[] = { SCXPOL_STAT_TABLE(LIB_UNIT_) };
+#define LIB_DESC_(id, name, unit, desc) desc,
+static const char *const lib_descs[] = { SCXPOL_STAT_TABLE(LIB_DESC_) };
 static char dir[128];
 
 static void quiet(enum scxpol_log_level l, const char *m, void *c)
@@ -174,11 +178,26 @@ static bool valid_json(const char *s)
 	return s && !*jws(s);
 }
 
+/* ASCII @s as a JSON string, quoted, into @out. */
+static void json_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[o++] = '"';
+	for (; *s && o + 3 < len; s++) {
+		if (*s == '"' || *s == '\\')
+			out[o++] = '\\';
+		out[o++] = *s;
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
 /* --- snapshots -------------------------------------------------------------- */
 
 static void fill(struct scxpol_stats *st)
 {
-	memset(st, 0, sizeof(*st));
+	*st = (struct scxpol_stats)SCXPOL_STATS_INIT;
 	snprintf(st->policy, sizeof(st->policy), "ads");
 	st->restarts = 2;
 	st->time_ns = 123456789;
@@ -189,12 +208,13 @@ static void fill(struct scxpol_stats *st)
 	snprintf(st->v[2].name, SCXPOL_STAT_NAME_LEN, "my_counter");
 	st->v[2].value = 0;
 	st->nr = 3;
-	snprintf(st->pools[0].name, SCXPOL_STAT_NAME_LEN, "lc");
-	snprintf(st->pools[0].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "0-3,8");
+	snprintf(st->pools[0].name, SCXPOL_POOL_NAME_LEN, "lc");
+	snprintf(st->pools[0].cpus, SCXPOL_POOL_CPUS_LEN, "0-3,8");
+	st->pools[0].flags = SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL;
 	st->pools[0].nr_cpus = 5;
 	st->pools[0].queued = 7;
-	snprintf(st->pools[1].name, SCXPOL_STAT_NAME_LEN, "bg");
-	snprintf(st->pools[1].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "4-7");
+	snprintf(st->pools[1].name, SCXPOL_POOL_NAME_LEN, "bg");
+	snprintf(st->pools[1].cpus, SCXPOL_POOL_CPUS_LEN, "4-7");
 	st->pools[1].nr_cpus = 4;
 	st->nr_pools = 2;
 }
@@ -202,12 +222,12 @@ static void fill(struct scxpol_stats *st)
 static const char known_json[] =
 	"{\"policy\":\"ads\",\"restarts\":2,\"time_ns\":123456789,"
 	"\"counters\":{\"enqueue\":42,\"hint_reject\":9223372036854775807,\"my_counter\":0},"
-	"\"pools\":[{\"name\":\"lc\",\"cpus\":\"0-3,8\",\"nr_cpus\":5,\"queued\":7},"
-	"{\"name\":\"bg\",\"cpus\":\"4-7\",\"nr_cpus\":4,\"queued\":0}]}";
+	"\"pools\":[{\"name\":\"lc\",\"cpus\":\"0-3,8\",\"flags\":6,\"nr_cpus\":5,\"queued\":7},"
+	"{\"name\":\"bg\",\"cpus\":\"4-7\",\"flags\":0,\"nr_cpus\":4,\"queued\":0}]}";
 
 static void test_json_exact(void **state)
 {
-	struct scxpol_stats st;
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
 	char buf[1024];
 
 	(void)state;
@@ -223,11 +243,10 @@ static void test_json_exact(void **state)
 
 static void test_json_escapes_policy(void **state)
 {
-	struct scxpol_stats st;
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
 	char buf[512];
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
 	snprintf(st.policy, sizeof(st.policy), "a\"b\\c\n\x01");
 	assert_true(scxpol_stats_json(&st, buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "{\"policy\":\"a\\\"b\\\\c\\n\\u0001\",\"restarts\":0,"
@@ -237,12 +256,11 @@ static void test_json_escapes_policy(void **state)
 
 static void test_json_every_counter_name(void **state)
 {
-	struct scxpol_stats st, back;
+	struct scxpol_stats st = SCXPOL_STATS_INIT, back = SCXPOL_STATS_INIT;
 	char buf[8192], want[64];
 	unsigned int i;
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
 	snprintf(st.policy, sizeof(st.policy), "all");
 	for (i = 0; i < SCXPOL_STAT_NR; i++) {
 		snprintf(st.v[i].name, SCXPOL_STAT_NAME_LEN, "%s", lib_names[i]);
@@ -275,7 +293,7 @@ static void test_json_every_counter_name(void **state)
 
 static void test_json_file(void **state)
 {
-	struct scxpol_stats st;
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
 	char path[256], line[1024];
 	FILE *f;
 
@@ -295,7 +313,7 @@ static void test_json_file(void **state)
 
 static void test_json_refuses_bad_snapshots(void **state)
 {
-	struct scxpol_stats st, back;
+	struct scxpol_stats st = SCXPOL_STATS_INIT, back = SCXPOL_STATS_INIT;
 	char buf[2048];
 	FILE *f;
 
@@ -322,12 +340,12 @@ static void test_json_refuses_bad_snapshots(void **state)
 	fclose(f);
 
 	fill(&st);
-	memset(st.pools[1].name, 'x', SCXPOL_STAT_NAME_LEN);
+	memset(st.pools[1].name, 'x', SCXPOL_POOL_NAME_LEN);
 	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: pool 1's name has no NUL within "
-			    "its 32 bytes");
+			    "its 16 bytes");
 	fill(&st);
-	snprintf(st.pools[0].cpus, SCXPOL_STATS_POOL_CPUS_LEN, "0-3\xed\xa0\x80");
+	snprintf(st.pools[0].cpus, SCXPOL_POOL_CPUS_LEN, "0-3\xed\xa0\x80");
 	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: pool 0's cpus is not UTF-8 (byte "
 			    "0xed at offset 3)");
@@ -365,12 +383,6 @@ static void test_json_refuses_bad_snapshots(void **state)
 			    "the JSON library (jansson) handles");
 	assert_string_equal(buf, "");
 	fill(&st);
-	st.pools[1].queued = UINT64_MAX;
-	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -ERANGE);
-	assert_string_equal(scxpol_last_error(), "stats snapshot: pool 1's queued is "
-			    "18446744073709551615, more than 9223372036854775807, the largest integer "
-			    "the JSON library (jansson) handles");
-	fill(&st);
 	st.time_ns = UINT64_MAX;
 	assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -ERANGE);
 }
@@ -384,7 +396,7 @@ static void test_parse_utf8_and_members(void **state)
 		"{\"policy\":\"caf\xf4\x90\x80\x80\"}", /* beyond U+10FFFF */
 		"{\"policy\":\"caf\xc3",              /* cut at the end of the text */
 	};
-	struct scxpol_stats back;
+	struct scxpol_stats back = SCXPOL_STATS_INIT;
 	const size_t nr = 100000;
 	size_t i, n, at;
 	char *big, want[128];
@@ -419,7 +431,7 @@ static void test_parse_utf8_and_members(void **state)
 
 static void test_parse_roundtrip_and_errors(void **state)
 {
-	struct scxpol_stats st, back;
+	struct scxpol_stats st = SCXPOL_STATS_INIT, back = SCXPOL_STATS_INIT;
 
 	(void)state;
 	fill(&st);
@@ -430,7 +442,9 @@ static void test_parse_roundtrip_and_errors(void **state)
 	assert_true(back.v[1].value == INT64_MAX);
 	assert_int_equal(back.nr_pools, 2);
 	assert_string_equal(back.pools[0].cpus, "0-3,8");
+	assert_int_equal(back.pools[0].flags, SCXPOL_POOL_BORROW | SCXPOL_POOL_STEAL);
 	assert_int_equal(back.pools[1].nr_cpus, 4);
+	assert_int_equal(back.sz, sizeof(back));
 
 	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 14: "
@@ -473,6 +487,14 @@ static void test_parse_roundtrip_and_errors(void **state)
 					    "\"queued\":0}]}", &back), 0);
 	assert_int_equal(back.restarts, 4294967295U);
 	assert_int_equal(back.pools[0].nr_cpus, 4294967295U);
+	/* a pool without "flags" (snapshots from before the pools had them): 0 */
+	assert_int_equal(back.pools[0].flags, 0);
+	assert_int_equal(scxpol_stats_parse("{\"policy\":\"a\",\"restarts\":0,\"time_ns\":1,"
+					    "\"counters\":{},\"pools\":[{\"name\":\"p\",\"cpus\":"
+					    "\"0\",\"flags\":-1,\"nr_cpus\":1,\"queued\":0}]}",
+					    &back), -EINVAL);
+	assert_string_equal(scxpol_last_error(), "stats snapshot: \"flags\" is a negative or "
+			    "fractional number, not an unsigned integer");
 	assert_int_equal(scxpol_stats_parse("{} x", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 1, column 4: end of file "
 			    "expected near 'x'");
@@ -486,6 +508,42 @@ static void test_parse_roundtrip_and_errors(void **state)
 	assert_int_equal(scxpol_stats_parse("{\r\n\"policy\": \"a\",\n", &back), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats snapshot: bad JSON at line 3, column 0: "
 			    "string or '}' expected near end of file");
+}
+
+/* A snapshot whose sz is not this library's is refused by every call taking one. */
+static void test_wrong_sz(void **state)
+{
+	struct scxpol_stats st = SCXPOL_STATS_INIT, *heap;
+	char buf[1024], want[256];
+	size_t sizes[] = { 0, sizeof(st) - 8, sizeof(st) + 8 };
+	unsigned int i;
+
+	(void)state;
+	fill(&st);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		st.sz = sizes[i];
+		snprintf(want, sizeof(want), "stats snapshot: sz is %zu, not %zu, the size of this "
+			 "libscxpol's struct scxpol_stats (set it with SCXPOL_STATS_INIT or "
+			 "scxpol_stats_new())", sizes[i], sizeof(st));
+		assert_int_equal(scxpol_stats_json(&st, buf, sizeof(buf)), -EINVAL);
+		assert_string_equal(scxpol_last_error(), want);
+		assert_int_equal(scxpol_stats_json_file(&st, stdout), -EINVAL);
+		assert_int_equal(scxpol_stats_parse(known_json, &st), -EINVAL);
+		assert_string_equal(scxpol_last_error(), want);
+		/* nothing written into what the caller says is smaller */
+		assert_string_equal(st.policy, "ads");
+		assert_null(scxpol_stats_find(&st, "enqueue"));
+		assert_string_equal(scxpol_last_error(), want);
+		assert_int_equal(scxpol_stats_fetch("/nonexistent", &st), -EINVAL);
+		assert_string_equal(scxpol_last_error(), want);
+	}
+	heap = scxpol_stats_new();
+	assert_non_null(heap);
+	assert_int_equal(heap->sz, sizeof(*heap));
+	assert_int_equal(scxpol_stats_parse(known_json, heap), 0);
+	assert_int_equal(heap->sz, sizeof(*heap));
+	assert_int_equal(scxpol_stats_json(heap, buf, sizeof(buf)), (int)strlen(known_json));
+	free(heap);
 }
 
 /* --- requests --------------------------------------------------------------- */
@@ -556,20 +614,24 @@ static struct scxpol_sched *open_minimal(void)
 	return s;
 }
 
-static const char *const unames[] = { "importance_sum", NULL, "class_placed" };
+static const struct scxpol_stat_desc udescs[] = {
+	{ "importance_sum", "importance", "importance summed over \"important\" enqueues" },
+	{ NULL, "tasks", "not reported: no name" },
+	{ "class_placed", NULL, NULL },
+};
 
 static void test_respond(void **state)
 {
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = unames, .nr_user = 3);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_descs = udescs, .nr_user = 3);
 	struct scxpol_sched *s = open_minimal();
-	char *r, want[2048];
+	char *r, want[8192], big[256];
 	unsigned int i;
 	size_t n;
 
 	(void)state;
 	r = scxpol_stats_respond(s, &so, "{\"req\":\"list\"}", 14);
 	n = (size_t)snprintf(want, sizeof(want), "{\"errno\":0,\"resp\":{\"requests\":[\"list\","
-			     "\"stats\"],\"counters\":[");
+			     "\"stats\",\"stats_meta\"],\"counters\":[");
 	for (i = 0; i < SCXPOL_STAT_NR; i++)
 		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s\"%s\"", i ? "," : "",
 				      lib_names[i]);
@@ -578,9 +640,25 @@ static void test_respond(void **state)
 	assert_true(valid_json(r));
 	free(r);
 
+	/* every counter described, in snapshot order; a user counter's NULLs as "" */
+	r = scxpol_stats_respond(s, &so, "{\"req\":\"stats_meta\"}", 20);
+	n = (size_t)snprintf(want, sizeof(want), "{\"errno\":0,\"resp\":{\"counters\":[");
+	for (i = 0; i < SCXPOL_STAT_NR; i++) {
+		json_escape(lib_descs[i], big, sizeof(big));
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s{\"name\":\"%s\",\"unit\":"
+				      "\"%s\",\"desc\":%s}", i ? "," : "", lib_names[i],
+				      lib_units[i], big);
+	}
+	snprintf(want + n, sizeof(want) - n, ",{\"name\":\"importance_sum\",\"unit\":"
+		 "\"importance\",\"desc\":\"importance summed over \\\"important\\\" "
+		 "enqueues\"},{\"name\":\"class_placed\",\"unit\":\"\",\"desc\":\"\"}]}}");
+	assert_string_equal(r, want);
+	assert_true(valid_json(r));
+	free(r);
+
 	r = scxpol_stats_respond(s, &so, "{\"req\":\"stat\\\"s\"}", 17);
 	assert_string_equal(r, "{\"errno\":22,\"resp\":null,\"error\":\"unknown request "
-			       "\\\"stat\\\\\\\"s\\\"; known: list, stats\"}");
+			       "\\\"stat\\\\\\\"s\\\"; known: list, stats, stats_meta\"}");
 	assert_true(valid_json(r));
 	free(r);
 
@@ -615,16 +693,16 @@ static void test_respond(void **state)
 
 static void test_read_checks(void **state)
 {
-	static const char *const bad[] = { "Has Space" };
-	static const char *const dup[] = { "enqueue" };
-	static const char *const dup2[] = { "x", "x" };
-	SCXPOL_OPTS(scxpol_stats_opts, o1, .user_names = bad, .nr_user = 1);
-	SCXPOL_OPTS(scxpol_stats_opts, o2, .user_names = dup, .nr_user = 1);
-	SCXPOL_OPTS(scxpol_stats_opts, o3, .user_names = dup2, .nr_user = 2);
-	SCXPOL_OPTS(scxpol_stats_opts, o4, .user_names = NULL, .nr_user = 1);
-	SCXPOL_OPTS(scxpol_stats_opts, o5, .user_names = bad, .nr_user = SCXPOL_STAT_USER_NR + 1);
+	static const struct scxpol_stat_desc bad[] = { { "Has Space", "", "" } };
+	static const struct scxpol_stat_desc dup[] = { { "enqueue", "tasks", "" } };
+	static const struct scxpol_stat_desc dup2[] = { { "x", NULL, NULL }, { "x", NULL, NULL } };
+	SCXPOL_OPTS(scxpol_stats_opts, o1, .user_descs = bad, .nr_user = 1);
+	SCXPOL_OPTS(scxpol_stats_opts, o2, .user_descs = dup, .nr_user = 1);
+	SCXPOL_OPTS(scxpol_stats_opts, o3, .user_descs = dup2, .nr_user = 2);
+	SCXPOL_OPTS(scxpol_stats_opts, o4, .user_descs = NULL, .nr_user = 1);
+	SCXPOL_OPTS(scxpol_stats_opts, o5, .user_descs = bad, .nr_user = SCXPOL_STAT_USER_NR + 1);
 	struct scxpol_sched *s = open_minimal();
-	struct scxpol_stats st;
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
 
 	(void)state;
 	assert_int_equal(scxpol_stats_read(s, &o1, &st), -EINVAL);
@@ -637,11 +715,14 @@ static void test_read_checks(void **state)
 	assert_string_equal(scxpol_last_error(), "stats user counter 1: name 'x' is taken by "
 			    "another counter");
 	assert_int_equal(scxpol_stats_read(s, &o4, &st), -EINVAL);
-	assert_string_equal(scxpol_last_error(), "stats opts: nr_user is 1 but user_names is NULL");
+	assert_string_equal(scxpol_last_error(), "stats opts: nr_user is 1 but user_descs is NULL");
 	assert_int_equal(scxpol_stats_read(s, &o5, &st), -EINVAL);
 	assert_string_equal(scxpol_last_error(), "stats opts: nr_user 17 is more than 16");
 	assert_int_equal(scxpol_stats_read(s, NULL, &st), -ENODATA);
 	assert_string_equal(scxpol_last_error(), "policy 'minimal' is not loaded (restarting?)");
+	st.sz = sizeof(st) - 1;
+	assert_int_equal(scxpol_stats_read(s, NULL, &st), -EINVAL);
+	assert_non_null(strstr(scxpol_last_error(), "stats snapshot: sz is "));
 	scxpol_sched_close(s);
 }
 
@@ -729,13 +810,14 @@ static void ask(int fd, char *buf, size_t len)
 
 static void test_server(void **state)
 {
-	SCXPOL_OPTS(scxpol_stats_opts, so, .user_names = unames, .nr_user = 3);
+	SCXPOL_OPTS(scxpol_stats_opts, so, .user_descs = udescs, .nr_user = 3);
 	struct scxpol_sched *s = open_minimal();
 	struct scxpol_stats_server *srv, *srv2;
 	char path[256], resp[4096], buf[8192];
-	struct scxpol_stats st;
+	struct scxpol_stats st = SCXPOL_STATS_INIT;
+	struct scxpol_stat_desc *meta;
 	struct stat sb;
-	int fd, fd2, fd3, i;
+	int fd, fd2, fd3, i, n;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/run/minimal.sock", dir);
@@ -758,11 +840,27 @@ static void test_server(void **state)
 
 	assert_true(scxpol_stats_request(path, "{\"req\":\"bogus\"}", resp, sizeof(resp)) > 0);
 	assert_string_equal(resp, "{\"errno\":22,\"resp\":null,\"error\":\"unknown request "
-				  "\\\"bogus\\\"; known: list, stats\"}");
+				  "\\\"bogus\\\"; known: list, stats, stats_meta\"}");
 	assert_int_equal(scxpol_stats_fetch(path, &st), -ENODATA);
 	snprintf(buf, sizeof(buf), "%s: the server answered errno 61: policy 'minimal' is not "
 		 "loaded (restarting?)", path);
 	assert_string_equal(scxpol_last_error(), buf);
+
+	/* the descriptors over the socket: the library's, then the named user counters */
+	n = scxpol_stats_fetch_meta(path, &meta);
+	assert_int_equal(n, SCXPOL_STAT_NR + 2);
+	for (i = 0; i < SCXPOL_STAT_NR; i++) {
+		assert_string_equal(meta[i].name, lib_names[i]);
+		assert_string_equal(meta[i].unit, lib_units[i]);
+		assert_string_equal(meta[i].desc, lib_descs[i]);
+	}
+	assert_string_equal(meta[i].name, "importance_sum");
+	assert_string_equal(meta[i].unit, "importance");
+	assert_string_equal(meta[i].desc, udescs[0].desc);
+	assert_string_equal(meta[i + 1].name, "class_placed");
+	assert_string_equal(meta[i + 1].unit, "");
+	assert_string_equal(meta[i + 1].desc, "");
+	free(meta);
 
 	/* several requests on one connection, blank lines skipped */
 	fd = raw_connect(path);
@@ -771,8 +869,8 @@ static void test_server(void **state)
 	shutdown(fd, SHUT_WR);
 	read_all(fd, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"errno\":22,\"resp\":null,\"error\":\"unknown request \\\"x\\\"; "
-				 "known: list, stats\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
-				 "request \\\"y\\\"; known: list, stats\"}\n");
+				 "known: list, stats, stats_meta\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
+				 "request \\\"y\\\"; known: list, stats, stats_meta\"}\n");
 	close(fd);
 
 	/* an oversized request: an error, then the connection is closed */
@@ -1254,7 +1352,7 @@ static void test_server_line_ends(void **state)
 	read_all(fd, buf, sizeof(buf));
 	assert_string_equal(buf, "{\"errno\":22,\"resp\":null,\"error\":\"bad JSON: a NUL byte at "
 				 "offset 0\"}\n{\"errno\":22,\"resp\":null,\"error\":\"unknown "
-				 "request \\\"x\\\"; known: list, stats\"}\n");
+				 "request \\\"x\\\"; known: list, stats, stats_meta\"}\n");
 	close(fd);
 	scxpol_stats_server_stop(srv);
 	scxpol_sched_close(s);
@@ -1468,6 +1566,7 @@ int main(void)
 		cmocka_unit_test(test_json_refuses_bad_snapshots),
 		cmocka_unit_test(test_parse_utf8_and_members),
 		cmocka_unit_test(test_parse_roundtrip_and_errors),
+		cmocka_unit_test(test_wrong_sz),
 		cmocka_unit_test(test_object_layout_checked),
 		cmocka_unit_test(test_request_parsing),
 		cmocka_unit_test(test_respond),

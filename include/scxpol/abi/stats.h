@@ -6,8 +6,8 @@
  *
  * The per-CPU array map `scxpol_stats` has SCXPOL_STAT_LIB_SLOTS slots for
  * the library's counters (SCXPOL_STAT_NR of them in use) followed by
- * SCXPOL_STAT_USER_NR counters a policy may use for its own purposes (named
- * from userspace, see scxpol_stats_opts.user_names). The reserved slots
+ * SCXPOL_STAT_USER_NR counters a policy may use for its own purposes (described
+ * from userspace, see scxpol_stats_opts.user_descs). The reserved slots
  * keep the policy's counters at SCXPOL_STAT_USER_BASE whatever counters the
  * library adds: a policy's BPF object and the library it runs with may come
  * from different versions of this header as long as the map's size is the
@@ -16,29 +16,41 @@
 #ifndef SCXPOL_ABI_STATS_H
 #define SCXPOL_ABI_STATS_H
 
+/*
+ * The library's counters, in slot order: X(ID, name, unit, description).
+ * SCXPOL_STAT_<ID> is the slot (enum scxpol_stat), "name" the stable name
+ * snapshots and tools key on, unit what one count is, and description a
+ * line for a reader (served by the "stats_meta" request, see
+ * <scxpol/stats.h>). Append only.
+ */
+#define SCXPOL_STAT_TABLE(X) \
+	X(ENQUEUE, enqueue, "tasks", "tasks enqueued (ops.enqueue)") \
+	X(DIRECT, direct, "tasks", "inserted straight into an idle CPU's local DSQ") \
+	X(DISPATCH_POOL, dispatch_pool, "tasks", "dispatched from the CPU's own pool/domain queue") \
+	X(DISPATCH_SHARED, dispatch_shared, "tasks", "dispatched from the shared fallback queue") \
+	X(DISPATCH_STEAL, dispatch_steal, "tasks", "dispatched after stealing from another domain") \
+	X(DISPATCH_BORROW, dispatch_borrow, "tasks", "a lending pool's idle CPU ran another pool's task") \
+	X(DISPATCH_NONE, dispatch_none, "dispatches", "dispatch found nothing to run") \
+	X(BORROW_IDLE, borrow_idle, "tasks", "select_cpu placed a task on another pool's idle CPU") \
+	X(RECLAIM, reclaim, "preemptions", "a borrowed CPU was preempted back for its own pool") \
+	X(HINT_HIT, hint_hit, "tasks", "a hint applied to a task") \
+	X(HINT_MISS, hint_miss, "tasks", "no hint for a task") \
+	X(HINT_REJECT, hint_reject, "hints", "a hint ignored for out-of-range values") \
+	X(BUSY_POLL_DEMOTE, busy_poll_demote, "tasks", "a busy-polling task de-prioritised") \
+	X(POOL_COMMIT, pool_commit, "plans", "pool tables published by userspace") \
+	X(POOL_REJECT, pool_reject, "plans", "a pool publication rejected (bad input)") \
+	X(IMPORTANT, important, "tasks", "tasks run as \"important\" (hint)") \
+	X(DISPATCH_PINNED, dispatch_pinned, "tasks", "dispatched from the CPU's queue of tasks pinned to it") \
+	X(KTHREAD_LOCAL, kthread_local, "tasks", "a kernel thread bound to one CPU queued first there") \
+	X(WATCH_KICK, watch_kick, "kicks", "the pool watch woke an idle CPU for a queue left waiting") \
+	X(PENDING_REPAIR, pending_repair, "repairs", "the pool watch found a task a queue's count missed") \
+	X(STEAL_IDLE, steal_idle, "tasks", "select_cpu placed a task where a steal would have run it") \
+	X(HINT_STALE, hint_stale, "hints", "a hint ignored: set for an earlier task with the same id")
+
+/* One enumerator of SCXPOL_STAT_TABLE, for the enum below. */
+#define SCXPOL_STAT_ENUM_(id, name, unit, desc) SCXPOL_STAT_##id,
 enum scxpol_stat {
-	SCXPOL_STAT_ENQUEUE,            /* tasks enqueued (ops.enqueue) */
-	SCXPOL_STAT_DIRECT,             /* inserted straight into an idle CPU's local DSQ */
-	SCXPOL_STAT_DISPATCH_POOL,      /* dispatched from the CPU's own pool/domain queue */
-	SCXPOL_STAT_DISPATCH_SHARED,    /* dispatched from the shared fallback queue */
-	SCXPOL_STAT_DISPATCH_STEAL,     /* dispatched after stealing from another domain */
-	SCXPOL_STAT_DISPATCH_BORROW,    /* a lending pool's idle CPU ran another pool's task */
-	SCXPOL_STAT_DISPATCH_NONE,      /* dispatch found nothing to run */
-	SCXPOL_STAT_BORROW_IDLE,        /* select_cpu placed a task on another pool's idle CPU */
-	SCXPOL_STAT_RECLAIM,            /* a borrowed CPU was preempted back for its own pool */
-	SCXPOL_STAT_HINT_HIT,           /* a hint applied to a task */
-	SCXPOL_STAT_HINT_MISS,          /* no hint for a task */
-	SCXPOL_STAT_HINT_REJECT,        /* a hint ignored for out-of-range values */
-	SCXPOL_STAT_BUSY_POLL_DEMOTE,   /* a busy-polling task de-prioritised */
-	SCXPOL_STAT_POOL_COMMIT,        /* pool tables published by userspace */
-	SCXPOL_STAT_POOL_REJECT,        /* a pool publication rejected (bad input) */
-	SCXPOL_STAT_IMPORTANT,          /* tasks run as "important" (hint) */
-	SCXPOL_STAT_DISPATCH_PINNED,    /* dispatched from the CPU's queue of tasks pinned to it */
-	SCXPOL_STAT_KTHREAD_LOCAL,      /* a kernel thread bound to one CPU queued first there */
-	SCXPOL_STAT_WATCH_KICK,         /* the pool watch woke an idle CPU for a queue left waiting */
-	SCXPOL_STAT_PENDING_REPAIR,     /* the pool watch found a task a queue's count missed */
-	SCXPOL_STAT_STEAL_IDLE,         /* select_cpu placed a task where a steal would have run it */
-	SCXPOL_STAT_HINT_STALE,         /* a hint ignored: set for an earlier task with the same id */
+	SCXPOL_STAT_TABLE(SCXPOL_STAT_ENUM_)
 	SCXPOL_STAT_NR,
 };
 
@@ -47,12 +59,9 @@ enum scxpol_stat {
 #define SCXPOL_STAT_USER_NR 16
 #define SCXPOL_STAT_TOTAL (SCXPOL_STAT_LIB_SLOTS + SCXPOL_STAT_USER_NR)
 
-/* Stable names, index = enum scxpol_stat. */
-#define SCXPOL_STAT_NAMES                                                     \
-	"enqueue", "direct", "dispatch_pool", "dispatch_shared", "dispatch_steal", \
-	"dispatch_borrow", "dispatch_none", "borrow_idle", "reclaim", "hint_hit", \
-	"hint_miss", "hint_reject", "busy_poll_demote", "pool_commit",        \
-	"pool_reject", "important", "dispatch_pinned", "kthread_local", "watch_kick", \
-	"pending_repair", "steal_idle", "hint_stale"
+/* One name of SCXPOL_STAT_TABLE, for SCXPOL_STAT_NAMES. */
+#define SCXPOL_STAT_NAME_(id, name, unit, desc) #name,
+/* Stable names, index = enum scxpol_stat: { SCXPOL_STAT_NAMES }. */
+#define SCXPOL_STAT_NAMES SCXPOL_STAT_TABLE(SCXPOL_STAT_NAME_)
 
 #endif
