@@ -303,8 +303,8 @@ struct scxpol_stats_frame {
 SCXPOL_HIDDEN char *scxpol_stats_frame_room(struct scxpol_stats_frame *f, size_t *room);
 SCXPOL_HIDDEN int scxpol_stats_frame_next(struct scxpol_stats_frame *f, const char **line,
 					  size_t *n);
-/* Check the user counter names of @o; -EINVAL with a message into @err if bad. */
-SCXPOL_HIDDEN int scxpol_stats_check_user_names(const struct scxpol_stats_opts *o, char *err,
+/* Check the user counter descriptors of @o; -EINVAL with a message into @err if bad. */
+SCXPOL_HIDDEN int scxpol_stats_check_user_descs(const struct scxpol_stats_opts *o, char *err,
 						size_t len);
 
 /*

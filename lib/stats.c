@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Stats: the counters' descriptors and snapshots of a loaded policy's
- * counters and pools. Their JSON form,
- * the requests and the client are lib/stats_json.c's; the socket server is
- * lib/stats_socket.c's.
+ * Stats: the library counters' descriptors and snapshots of a loaded
+ * policy's counters and pools. Their JSON form, the requests and the client
+ * are lib/stats_json.c's; the socket server is lib/stats_socket.c's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -55,7 +54,7 @@ static bool good_name(const char *n)
 	return true;
 }
 
-int scxpol_stats_check_user_names(const struct scxpol_stats_opts *o, char *err, size_t len)
+int scxpol_stats_check_user_descs(const struct scxpol_stats_opts *o, char *err, size_t len)
 {
 	const struct scxpol_stat_desc *d = OPTS_GET(o, user_descs, NULL);
 	unsigned int nr = OPTS_GET(o, nr_user, 0), i, j;
@@ -202,7 +201,7 @@ int scxpol_stats_read_msg(struct scxpol_sched *s, const struct scxpol_stats_opts
 	struct bpf_object *obj;
 	int r;
 
-	r = scxpol_stats_check_user_names(o, err, len);
+	r = scxpol_stats_check_user_descs(o, err, len);
 	if (r)
 		return r;
 	scxpol_stats_clear(out);

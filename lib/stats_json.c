@@ -2,7 +2,7 @@
 /*
  * Stats, the JSON side: a snapshot's JSON form both ways, the requests the
  * socket server answers (lib/stats_socket.c frames them) and the client's
- * fetch of a snapshot. The JSON itself is jansson's: written compact, in
+ * fetches of a snapshot and of the counters' descriptors. The JSON itself is jansson's: written compact, in
  * insertion order; read with duplicate members refused and a parse error
  * placed by line and column. jansson's integers are signed 64-bit, so a
  * number above INT64_MAX is refused both ways, not cut.

@@ -646,7 +646,7 @@ struct scxpol_stats_server *scxpol_stats_server_start(struct scxpol_sched *s,
 		return scxpol_err_ptr(EINVAL, "stats server: the scheduler is NULL");
 	if (!OPTS_VALID(opts, scxpol_stats_server_opts) || !OPTS_VALID(so, scxpol_stats_opts))
 		return errno = EINVAL, NULL;
-	if (scxpol_stats_check_user_names(so, err, sizeof(err)))
+	if (scxpol_stats_check_user_descs(so, err, sizeof(err)))
 		return scxpol_err_ptr(EINVAL, "%s", err);
 	/* poll() takes an int: a longer wait would turn into none at all */
 	if (OPTS_GET(opts, timeout_ms, 0) > INT_MAX)

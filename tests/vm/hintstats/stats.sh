@@ -1,7 +1,8 @@
 # The stats server answers {"req":"stats"} with every library counter and
-# the policy's own (and its pools, when it has some), {"req":"list"} with
-# what it knows, errors with errno and a message; scxpol-stat prints
-# snapshots, tables with rates, and errors.
+# the policy's own (and its pools, when it has some), {"req":"stats_meta"}
+# with each counter's unit and description, {"req":"list"} with what it
+# knows, errors with errno and a message; scxpol-stat prints snapshots,
+# tables with rates, descriptors, and errors.
 . "$(dirname "$0")/common.inc"
 out=$("$STAT" --policy hintpol 2>&1) && fail "scxpol-stat without a policy succeeded"
 expect_eq "no such policy" "$out" "scxpol-stat: no policy 'hintpol' serves stats ($SOCK does not exist)"
@@ -16,7 +17,21 @@ out=$("$STAT" --policy hintpol --request '{"req":"list"}')
 expect_eq "list errno" "$(jq -r .errno <<<"$out")" 0
 names="enqueue direct dispatch_pool dispatch_shared dispatch_steal dispatch_borrow dispatch_none borrow_idle reclaim hint_hit hint_miss hint_reject busy_poll_demote pool_commit pool_reject important dispatch_pinned kthread_local watch_kick pending_repair steal_idle hint_stale importance_sum class_placed"
 expect_eq "counters listed" "$(jq -r '.resp.counters | join(" ")' <<<"$out")" "$names"
-expect_eq "requests listed" "$(jq -r '.resp.requests | join(" ")' <<<"$out")" "list stats"
+expect_eq "requests listed" "$(jq -r '.resp.requests | join(" ")' <<<"$out")" "list stats stats_meta"
+
+# every counter described, in snapshot order, the policy's own as hintpol.c says
+out=$("$STAT" --policy hintpol --request '{"req":"stats_meta"}')
+expect_eq "meta errno" "$(jq -r .errno <<<"$out")" 0
+expect_eq "counters described" "$(jq -r '.resp.counters | map(.name) | join(" ")' <<<"$out")" "$names"
+expect_eq "every counter has a unit and a description" \
+	"$(jq '[.resp.counters[] | select(.name != "" and .unit != "" and .desc != "")] | length' <<<"$out")" \
+	"$(wc -w <<<"$names")"
+expect_eq "a user counter's descriptor" "$(jq -c '.resp.counters[-1]' <<<"$out")" \
+	'{"name":"class_placed","unit":"tasks","desc":"enqueues onto the CPU of the hint'"'"'s class"}'
+"$STAT" --policy hintpol --meta >/tmp/meta.out || fail "scxpol-stat --meta failed"
+expect_eq "--meta header" "$(head -1 /tmp/meta.out)" "COUNTER                  UNIT         DESCRIPTION"
+grep -Eq '^enqueue +tasks +tasks enqueued \(ops.enqueue\)$' /tmp/meta.out ||
+	fail "no enqueue line in scxpol-stat --meta: $(cat /tmp/meta.out)"
 
 "$STAT" --json >/tmp/snap1.json || fail "scxpol-stat --json (the only socket) failed"
 expect_eq "policy" "$(jq -r .policy /tmp/snap1.json)" hintpol
@@ -31,7 +46,7 @@ e2=$("$STAT" --socket "$SOCK" --json | jq -r .counters.enqueue)
 note "enqueue $e1 -> $e2"
 
 out=$("$STAT" --policy hintpol --request '{"req":"nope"}')
-expect_eq "unknown request" "$out" '{"errno":22,"resp":null,"error":"unknown request \"nope\"; known: list, stats"}'
+expect_eq "unknown request" "$out" '{"errno":22,"resp":null,"error":"unknown request \"nope\"; known: list, stats, stats_meta"}'
 out=$("$STAT" --policy hintpol --request 'stats')
 expect_eq "not JSON" "$out" '{"errno":22,"resp":null,"error":"bad JSON at line 1, column 5: invalid token near '"'stats'"'"}'
 
