@@ -25,8 +25,9 @@
  * lending pools, of all stealing pools, and the CPUs now running a borrowed
  * task.
  *
- * Callbacks to wire (each does one scxpol_task_ctx() lookup, of the task
- * or, in dispatch, of the previous task, and one scxpol_pool_view()):
+ * Callbacks to wire, or to leave to <scxpol/pool_ops.bpf.h>'s defaults
+ * (each does one scxpol_task_ctx() lookup, of the task or, in dispatch, of
+ * the previous task, and one scxpol_pool_view()):
  *   init       scxpol_pool_init()
  *   init_task  scxpol_task_init()
  *   enable     scxpol_pool_enable()

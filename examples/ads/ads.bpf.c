@@ -40,10 +40,14 @@
 #include <scxpol/compat.bpf.h>
 #include <scxpol/hint.bpf.h>
 #include <scxpol/match.bpf.h>
-#include <scxpol/pool.bpf.h>
-#include <scxpol/sched.bpf.h>
 #include <scxpol/stats.bpf.h>
-#include <scxpol/task.bpf.h>
+
+/* ads's own; the library's defaults for the rest (pool_ops.bpf.h) */
+#define SCXPOL_POOL_OPS_SELECT_CPU
+#define SCXPOL_POOL_OPS_ENQUEUE
+#define SCXPOL_POOL_OPS_DISPATCH
+#define SCXPOL_POOL_OPS_STOPPING
+#include <scxpol/pool_ops.bpf.h>
 
 #include "ads.h"
 
@@ -244,14 +248,6 @@ void SCXPOL_OPS(ads_dispatch, s32 cpu, struct task_struct *prev)
 	scxpol_pool_dispatch_prev(&v, cpu, prev);
 }
 
-void SCXPOL_OPS(ads_running, struct task_struct *p)
-{
-	struct scxpol_pool_view v;
-
-	scxpol_pool_view(&v);
-	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
-}
-
 /*
  * Add the CPU time the running task used since it started or was last
  * counted to its pool's counter (the loader's demand), and an lc task's
@@ -299,66 +295,4 @@ void SCXPOL_OPS(ads_stopping, struct task_struct *p, bool runnable)
 	scxpol_pool_stopping(&v, p, t, runnable);
 }
 
-void SCXPOL_OPS(ads_quiescent, struct task_struct *p, u64 deq_flags)
-{
-	scxpol_pool_quiescent(scxpol_task_ctx(p), deq_flags);
-}
-
-void SCXPOL_OPS(ads_enable, struct task_struct *p)
-{
-	scxpol_pool_enable(p);
-}
-
-s32 SCXPOL_OPS_SLEEPABLE(ads_init_task, struct task_struct *p, struct scx_init_task_args *args)
-{
-	return scxpol_task_init(p);
-}
-
-void SCXPOL_OPS(ads_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
-{
-	scxpol_hint_task_exit(p);
-}
-
-void SCXPOL_OPS(ads_cgroup_exit, struct cgroup *cgrp)
-{
-	scxpol_hint_cgroup_exit(cgrp);
-}
-
-s32 SCXPOL_OPS_SLEEPABLE(ads_init)
-{
-	return scxpol_pool_init(NULL);
-}
-
-void SCXPOL_OPS(ads_exit, struct scx_exit_info *ei)
-{
-	scxpol_sched_record_exit(ei);
-}
-
-/* Stay loaded through CPU hotplug: the loader restarts the policy after it. */
-void SCXPOL_OPS(ads_cpu_online, s32 cpu)
-{
-	scxpol_sched_cpu_online(cpu);
-}
-
-void SCXPOL_OPS(ads_cpu_offline, s32 cpu)
-{
-	scxpol_sched_cpu_offline(cpu);
-}
-
-SCXPOL_OPS_DEFINE(ads_ops,
-	.select_cpu = (void *)ads_select_cpu,
-	.enqueue = (void *)ads_enqueue,
-	.dispatch = (void *)ads_dispatch,
-	.running = (void *)ads_running,
-	.stopping = (void *)ads_stopping,
-	.tick = (void *)ads_tick,
-	.quiescent = (void *)ads_quiescent,
-	.enable = (void *)ads_enable,
-	.init_task = (void *)ads_init_task,
-	.exit_task = (void *)ads_exit_task,
-	.cgroup_exit = (void *)ads_cgroup_exit,
-	.init = (void *)ads_init,
-	.exit = (void *)ads_exit,
-	.cpu_online = (void *)ads_cpu_online,
-	.cpu_offline = (void *)ads_cpu_offline,
-	.name = "ads");
+SCXPOL_POOL_OPS_DEFINE(ads, .tick = (void *)ads_tick);

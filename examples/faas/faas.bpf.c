@@ -54,11 +54,12 @@
 #include <scxpol/common.bpf.h>
 #include <scxpol/compat.bpf.h>
 #include <scxpol/hint.bpf.h>
-#include <scxpol/pool.bpf.h>
-#include <scxpol/sched.bpf.h>
-#include <scxpol/stats.bpf.h>
-#include <scxpol/task.bpf.h>
 #include <scxpol/vtime.bpf.h>
+
+/* faas's own; the library's defaults for the rest (pool_ops.bpf.h) */
+#define SCXPOL_POOL_OPS_DISPATCH
+#define SCXPOL_POOL_OPS_INIT
+#include <scxpol/pool_ops.bpf.h>
 
 char _license[] SEC("license") = "GPL";
 
@@ -70,32 +71,14 @@ const volatile bool dispatch_paper;	/* Algorithm 2's dispatch order */
 
 _Static_assert(SCXPOL_HINT_POOL_NONE == SCXPOL_POOL_SHARED, "no domain hint: the shared queue");
 
-/* The domain @p's cgroup is hinted to, or the shared queue. */
-static __always_inline s32 faas_domain(struct task_struct *p, struct scxpol_task_ctx *t)
+/* The domain @p's cgroup is hinted to, or the shared queue; one slice for all. */
+static __always_inline s32 faas_place(struct task_struct *p, struct scxpol_task_ctx *t, u64 *slice)
 {
 	struct scxpol_hint h;
 
 	scxpol_hint_lookup_ctx(t, p, &h);
+	*slice = slice_ns;
 	return h.pool;
-}
-
-s32 SCXPOL_OPS(faas_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
-{
-	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
-	struct scxpol_pool_view v;
-
-	scxpol_pool_view(&v);
-	return scxpol_pool_select_cpu(&v, p, t, faas_domain(p, t), prev_cpu, wake_flags, slice_ns,
-				      NULL);
-}
-
-void SCXPOL_OPS(faas_enqueue, struct task_struct *p, u64 enq_flags)
-{
-	struct scxpol_task_ctx *t = scxpol_task_ctx(p);
-	struct scxpol_pool_view v;
-
-	scxpol_pool_view(&v);
-	scxpol_pool_enqueue(&v, p, t, faas_domain(p, t), enq_flags, slice_ns);
 }
 
 void SCXPOL_OPS(faas_dispatch, s32 cpu, struct task_struct *prev)
@@ -106,47 +89,6 @@ void SCXPOL_OPS(faas_dispatch, s32 cpu, struct task_struct *prev)
 	/* one call site: the dispatch is inlined once, whichever order runs */
 	scxpol_pool_dispatch_every(&v, cpu, dispatch_paper ? NULL : prev,
 				   dispatch_paper ? 0 : SCXPOL_POOL_SHARED_EVERY);
-}
-
-void SCXPOL_OPS(faas_running, struct task_struct *p)
-{
-	struct scxpol_pool_view v;
-
-	scxpol_pool_view(&v);
-	scxpol_pool_running(&v, p, scxpol_task_ctx(p));
-}
-
-void SCXPOL_OPS(faas_stopping, struct task_struct *p, bool runnable)
-{
-	struct scxpol_pool_view v;
-
-	scxpol_pool_view(&v);
-	scxpol_pool_stopping(&v, p, scxpol_task_ctx(p), runnable);
-}
-
-void SCXPOL_OPS(faas_quiescent, struct task_struct *p, u64 deq_flags)
-{
-	scxpol_pool_quiescent(scxpol_task_ctx(p), deq_flags);
-}
-
-void SCXPOL_OPS(faas_enable, struct task_struct *p)
-{
-	scxpol_pool_enable(p);
-}
-
-s32 SCXPOL_OPS_SLEEPABLE(faas_init_task, struct task_struct *p, struct scx_init_task_args *args)
-{
-	return scxpol_task_init(p);
-}
-
-void SCXPOL_OPS(faas_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
-{
-	scxpol_hint_task_exit(p);
-}
-
-void SCXPOL_OPS(faas_cgroup_exit, struct cgroup *cgrp)
-{
-	scxpol_hint_cgroup_exit(cgrp);
 }
 
 s32 SCXPOL_OPS_SLEEPABLE(faas_init)
@@ -160,35 +102,4 @@ s32 SCXPOL_OPS_SLEEPABLE(faas_init)
 	return scxpol_pool_init(&rule);
 }
 
-void SCXPOL_OPS(faas_exit, struct scx_exit_info *ei)
-{
-	scxpol_sched_record_exit(ei);
-}
-
-/* Stay loaded through CPU hotplug: the loader restarts the policy after it. */
-void SCXPOL_OPS(faas_cpu_online, s32 cpu)
-{
-	scxpol_sched_cpu_online(cpu);
-}
-
-void SCXPOL_OPS(faas_cpu_offline, s32 cpu)
-{
-	scxpol_sched_cpu_offline(cpu);
-}
-
-SCXPOL_OPS_DEFINE(faas_ops,
-	.select_cpu = (void *)faas_select_cpu,
-	.enqueue = (void *)faas_enqueue,
-	.dispatch = (void *)faas_dispatch,
-	.running = (void *)faas_running,
-	.stopping = (void *)faas_stopping,
-	.quiescent = (void *)faas_quiescent,
-	.enable = (void *)faas_enable,
-	.init_task = (void *)faas_init_task,
-	.exit_task = (void *)faas_exit_task,
-	.cgroup_exit = (void *)faas_cgroup_exit,
-	.init = (void *)faas_init,
-	.exit = (void *)faas_exit,
-	.cpu_online = (void *)faas_cpu_online,
-	.cpu_offline = (void *)faas_cpu_offline,
-	.name = "faas");
+SCXPOL_POOL_OPS_DEFINE(faas);
