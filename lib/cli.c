@@ -16,8 +16,10 @@
 
 #include "internal.h"
 #include "scxpol/cli.h"
+#include "scxpol/pool.h"
 #include "scxpol/sched.h"
 #include "scxpol/stats.h"
+#include "scxpol/topology.h"
 
 /* the BPF side's counters (<scxpol/stats.bpf.h>): a policy with stats has this map */
 #define STATS_MAP "scxpol_stats"
@@ -481,6 +483,27 @@ int scxpol_cli_usage_error(const struct scxpol_cli *c)
 {
 	fprintf(err_of(c), "%s: %s\n", prog_of(c), scxpol_last_error());
 	return 2;
+}
+
+int scxpol_cli_check_plan(const struct scxpol_cli *c, scxpol_sched_plan_fn plan, void *ctx)
+{
+	struct scxpol_pool_plan *p;
+	struct scxpol_topo *topo;
+
+	if (!c || !plan) {
+		scxpol_err(EINVAL, "scxpol_cli_check_plan: %s is NULL",
+			   c ? "the plan hook" : "the struct scxpol_cli");
+		return 2;
+	}
+	topo = scxpol_topo_load(NULL);
+	if (!topo) {
+		fprintf(err_of(c), "%s: topology: %s\n", prog_of(c), scxpol_last_error());
+		return 1;
+	}
+	p = plan(NULL, topo, ctx);
+	scxpol_pool_plan_free(p);
+	scxpol_topo_free(topo);
+	return p ? SCXPOL_CLI_CONTINUE : 2;
 }
 
 int scxpol_cli_finish(const char *prog, FILE *out, int status)

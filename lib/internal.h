@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "scxpol/common.h"
+#include "scxpol/sched.h"
 #include "scxpol/stats.h"
 
 #define SCXPOL_HIDDEN __attribute__((visibility("hidden")))
@@ -185,6 +186,22 @@ struct scxpol_match_cgroups {
 	size_t n;
 };
 SCXPOL_HIDDEN struct scxpol_match_cgroups *scxpol_sched_match_cgroups(struct scxpol_sched *s);
+
+/*
+ * The plan hook's plan and the topology it was made for
+ * (lib/pool_publish.c), kept in the handle: scxpol_pool__plan() runs the
+ * hook at an open and sizes the maps, scxpol_pool__plan_publish() publishes
+ * it after the load, scxpol_pool__plan_free() at the close.
+ */
+struct scxpol_pool_planned {
+	struct scxpol_pool_plan *plan;
+	struct scxpol_topo *topo;
+};
+SCXPOL_HIDDEN struct scxpol_pool_planned *scxpol_sched_planned(const struct scxpol_sched *s);
+SCXPOL_HIDDEN int scxpol_pool__plan(struct scxpol_sched *s, scxpol_sched_plan_fn fn, void *ctx,
+				    const char *sysfs_root);
+SCXPOL_HIDDEN int scxpol_pool__plan_publish(struct scxpol_sched *s);
+SCXPOL_HIDDEN void scxpol_pool__plan_free(struct scxpol_pool_planned *pl);
 SCXPOL_HIDDEN void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m);
 
 /*

@@ -18,6 +18,7 @@
 #include "scxpol/abi/pool.h"
 #include "scxpol/pool.h"
 #include "scxpol/sched.h"
+#include "scxpol/topology.h"
 
 #define CONF_SECTION ".rodata.scxpol_pool"
 #define COMMIT_PROG "scxpol_pool_commit"
@@ -635,6 +636,59 @@ int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *p
 		   scxpol_sched_name(s), (unsigned long long)args.gen, text);
 	/* pool hints name pools of this plan only (lib/hint.c) */
 	return scxpol_hint_pools_published(s, args.nr_pools);
+}
+
+/* --- the plan hook (struct scxpol_sched_opts) ---------------------------- */
+
+int scxpol_pool__plan(struct scxpol_sched *s, scxpol_sched_plan_fn fn, void *ctx,
+		      const char *sysfs_root)
+{
+	SCXPOL_OPTS(scxpol_topo_opts, to, .root = sysfs_root);
+	struct scxpol_pool_planned *pl = scxpol_sched_planned(s);
+	struct scxpol_pool_plan *plan;
+	struct scxpol_topo *topo;
+	int r;
+
+	topo = scxpol_topo_load(&to);
+	if (!topo)
+		return -errno;
+	errno = 0;
+	plan = fn(s, topo, ctx);
+	if (!plan)
+		r = errno ? -errno
+			  : scxpol_err(EINVAL, "%s: the plan hook returned NULL without setting "
+				       "errno", scxpol_sched_name(s));
+	else
+		r = scxpol_pool_setup(s, scxpol_pool_plan_nr_pools(plan));
+	if (r) {
+		scxpol_pool_plan_free(plan);
+		scxpol_topo_free(topo);
+		return r;
+	}
+	/* after the hook: it may free what it made from the previous plan */
+	scxpol_pool__plan_free(pl);
+	pl->plan = plan;
+	pl->topo = topo;
+	return 0;
+}
+
+int scxpol_pool__plan_publish(struct scxpol_sched *s)
+{
+	return scxpol_pool_publish(s, scxpol_sched_planned(s)->plan);
+}
+
+void scxpol_pool__plan_free(struct scxpol_pool_planned *pl)
+{
+	scxpol_pool_plan_free(pl->plan);
+	scxpol_topo_free(pl->topo);
+	pl->plan = NULL;
+	pl->topo = NULL;
+}
+
+const struct scxpol_pool_plan *scxpol_pool_plan_current(const struct scxpol_sched *s)
+{
+	SCXPOL_NONNULL_PTR(s, "scheduler");
+	return scxpol_sched_planned(s)->plan;
 }
 
 /* --- reading back -------------------------------------------------------- */

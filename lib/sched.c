@@ -77,6 +77,7 @@ struct scxpol_sched {
 	/* where scxpol_sched_print_prog_stats() printed: run counts go there at detach */
 	FILE *prog_stats_f;
 	struct scxpol_match_cgroups match_cgroups;
+	struct scxpol_pool_planned planned;
 };
 
 static const char *const exit_kind_names[][2] = {
@@ -388,6 +389,12 @@ static int open_skeleton(struct scxpol_sched *s)
 	hp = ops_field(s, "hotplug_seq", &sz);
 	if (hp && sz == sizeof(*hp) && !read_hotplug_seq(s, &seq))
 		*hp = seq;
+	if (s->opts.plan) {
+		scxpol_err_clear();
+		r = scxpol_pool__plan(s, s->opts.plan, s->opts.ctx, s->sysfs_root);
+		if (r)
+			return hook_failed(s, "plan", r);
+	}
 	if (s->opts.configure) {
 		scxpol_err_clear();
 		r = s->opts.configure(s, s->skel, s->opts.ctx);
@@ -541,6 +548,8 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	for (i = 0; !r && i < SCXPOL_SCHED_EXT_NR; i++)
 		if (s->ext[i].fn)
 			r = s->ext[i].fn(s, s->ext[i].data);
+	if (!r && s->planned.plan)
+		r = scxpol_pool__plan_publish(s);
 	if (!r && s->opts.loaded) {
 		scxpol_err_clear();
 		r = s->opts.loaded(s, s->skel, s->opts.ctx);
@@ -784,6 +793,7 @@ void scxpol_sched_close(struct scxpol_sched *s)
 	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++)
 		free(s->ext[i].data);
 	scxpol_match_cgroups_free(&s->match_cgroups);
+	scxpol_pool__plan_free(&s->planned);
 	pthread_mutex_destroy(&s->obj_lock);
 	close(s->wake_fd[0]);
 	close(s->wake_fd[1]);
@@ -793,6 +803,11 @@ void scxpol_sched_close(struct scxpol_sched *s)
 struct scxpol_match_cgroups *scxpol_sched_match_cgroups(struct scxpol_sched *s)
 {
 	return &s->match_cgroups;
+}
+
+struct scxpol_pool_planned *scxpol_sched_planned(const struct scxpol_sched *s)
+{
+	return (struct scxpol_pool_planned *)&s->planned;
 }
 
 int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,

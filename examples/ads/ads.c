@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ads: loader of the ads policy (ads.bpf.c). Splits the online CPUs into
- * the lc and bg pools and publishes them, writes the classification rules
- * of the command line, sizes the hint maps (class and importance hints
- * outlive a restart of this process: they are pinned), serves stats, and
- * every interval turns the lc pool's CPU time into its demand, and the part
- * of it that ran on bg CPUs (lc work that found its pool busy) into its
- * overflow, and lets the library's autosizing grow or shrink the pool.
+ * the lc and bg pools (the plan hook, at every open), writes the
+ * classification rules of the command line, sizes the hint maps (class
+ * and importance hints outlive a restart of this process: they are
+ * pinned), serves stats, and every interval turns the lc pool's CPU time
+ * into its demand, and the part of it that ran on bg CPUs (lc work that
+ * found its pool busy) into its overflow, and lets the library's
+ * autosizing grow or shrink the pool.
  *
  * The pools and their flags: ads_plan.h.
  */
@@ -49,11 +50,8 @@ struct opts {
 	const char *sizing_opt;	/* the first of --util-lo/-hi, --hold, --interval-ms given */
 	bool wake_affine, spill;
 	unsigned long long lc_slice_us, bg_slice_us, important_slice_us;
-	/* the plan of the current (re)load and its sizer */
-	struct scxpol_topo *topo;
-	struct scxpol_pool_plan *plan;		/* without --no-resize: the sizer's */
-	struct scxpol_pool_autosize *sizer;
-	unsigned int nr_configure;
+	bool checked;	/* the options passed scxpol_cli_check_plan() */
+	struct scxpol_pool_autosize *sizer;	/* the current plan's; NULL with --no-resize */
 	/* demand measurement */
 	unsigned long long last_ns, last_runtime, last_spill;
 	bool have_last;
@@ -61,69 +59,55 @@ struct opts {
 };
 
 /*
- * Plan the pools over the topology as it is now, keeping the lc pool's
- * size (within what the CPUs allow after a hotplug). On failure the
- * message, naming the option, is printed here.
+ * The plan hook: the pools over @topo, keeping the lc pool's size (within
+ * what the CPUs allow after a hotplug), and a new sizer for them. On
+ * failure the message, naming the option, is printed here.
  */
-static int plan_pools(struct opts *o)
+static struct scxpol_pool_plan *plan(struct scxpol_sched *s, const struct scxpol_topo *topo,
+				     void *ctx)
 {
-	struct scxpol_pool_plan *plan = NULL;
 	struct scxpol_pool_autosize *sizer = NULL;
-	struct scxpol_topo *topo;
+	struct scxpol_pool_plan *p = NULL;
+	struct opts *o = ctx;
 	unsigned int online, n;
 	int r;
 
-	topo = scxpol_topo_load(NULL);
-	if (!topo) {
-		fprintf(stderr, "ads: topology: %s\n", scxpol_last_error());
-		return -errno;
-	}
+	(void)s;
 	online = scxpol_cpuset_count(scxpol_topo_online(topo));
 	if (online < 2) {
 		fprintf(stderr, "ads: %u CPU online: the lc and bg pools need one each\n", online);
-		scxpol_topo_free(topo);
-		return -EINVAL;
+		errno = EINVAL;
+		return NULL;
 	}
 	n = o->sizer ? scxpol_pool_autosize_nr_cpus(o->sizer) : o->lc_cpus;
 	if (!n)
 		n = online / 2;
 	if (n >= online) {
-		if (!o->nr_configure) {
+		if (!o->checked) {
 			fprintf(stderr, "ads: --lc-cpus %u: want 1..%u (%u CPUs online; bg keeps one)\n",
 				n, online - 1, online);
-			scxpol_topo_free(topo);
-			return -EINVAL;
+			errno = EINVAL;
+			return NULL;
 		}
 		n = online - 1;
 	}
-	r = ads_plan_split(topo, n, &plan);
+	r = ads_plan_split(topo, n, &p);
 	if (!r && !o->no_resize) {
 		SCXPOL_OPTS(scxpol_pool_autosize_opts, ao, .util_lo = o->util_lo,
 			    .util_hi = o->util_hi, .hold = o->hold, .overflow_hi = o->overflow_hi);
 
-		sizer = scxpol_pool_autosize_new(plan, ADS_POOL_LC, ADS_POOL_BG, &ao);
+		sizer = scxpol_pool_autosize_new(p, ADS_POOL_LC, ADS_POOL_BG, &ao);
 		r = sizer ? 0 : -errno;
 	}
 	if (r) {
 		fprintf(stderr, "ads: %s\n", scxpol_last_error());
-		scxpol_pool_plan_free(plan);
-		scxpol_topo_free(topo);
-		return r;
+		scxpol_pool_plan_free(p);
+		errno = -r;
+		return NULL;
 	}
 	scxpol_pool_autosize_free(o->sizer);
-	scxpol_pool_plan_free(o->plan);
-	scxpol_topo_free(o->topo);
 	o->sizer = sizer;
-	o->plan = sizer ? NULL : plan;
-	if (sizer)
-		scxpol_pool_plan_free(plan);
-	o->topo = topo;
-	return 0;
-}
-
-static const struct scxpol_pool_plan *current_plan(const struct opts *o)
-{
-	return o->sizer ? scxpol_pool_autosize_plan(o->sizer) : o->plan;
+	return p;
 }
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
@@ -132,25 +116,13 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	struct opts *o = ctx;
 	SCXPOL_OPTS(scxpol_hint_limits, lim, .nr_pools = ADS_NR_POOLS,
 		    .nr_classes = ADS_NR_CLASSES, .max_importance = ADS_MAX_IMPORTANCE);
-	int r;
 
-	/*
-	 * Plan at every open, the first too (the lc size carries over): the
-	 * topology is read after the library noted the hotplug sequence, so
-	 * a CPU that came online since main() checked the options is in a
-	 * pool (or the attach restarts).
-	 */
-	o->nr_configure++;
-	r = plan_pools(o);
-	if (r)
-		return r;
 	a->rodata->lc_slice_ns = o->lc_slice_us * 1000;
 	a->rodata->bg_slice_ns = o->bg_slice_us * 1000;
 	a->rodata->important_slice_ns = o->important_slice_us * 1000;
 	a->rodata->wake_affine = o->wake_affine;
 	a->rodata->spill = o->spill;
-	r = scxpol_pool_setup(s, ADS_NR_POOLS);
-	return r ? r : scxpol_hint_setup(s, &lim);
+	return scxpol_hint_setup(s, &lim);
 }
 
 static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
@@ -161,14 +133,13 @@ static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 	int r;
 
 	(void)skel;
-	r = scxpol_pool_publish(s, current_plan(o));
-	for (i = 0; !r && i < o->nr_rules; i++)
+	for (i = 0, r = 0; !r && i < o->nr_rules; i++)
 		r = scxpol_match_add(s, o->rules[i].kind, o->rules[i].pattern, ADS_LC);
 	if (r)
 		return r;
 	/* the counters start again with the new object */
 	o->have_last = false;
-	scxpol_pool_plan_format(current_plan(o), text, sizeof(text));
+	scxpol_pool_plan_format(scxpol_pool_plan_current(s), text, sizeof(text));
 	printf("ads: pools %s\n", text);
 	fflush(stdout);
 	return 0;
@@ -411,8 +382,14 @@ int main(int argc, char **argv)
 			o.util_hi);
 		return 2;
 	}
-	if (plan_pools(&o))
-		return 2;
+	/* the options against the topology, before anything is loaded */
+	r = scxpol_cli_check_plan(&cli, plan, &o);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
+	/* the first open plans again, from --lc-cpus, and no longer refuses it */
+	scxpol_pool_autosize_free(o.sizer);
+	o.sizer = NULL;
+	o.checked = true;
 	/* attach, exit and restarts are worth an operator's eye */
 	scxpol_log_set(NULL, cli.verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
 	o.st = scxpol_stats_new();
@@ -430,7 +407,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(ads_bpf),
-		    .configure = configure, .loaded = loaded, .ctx = &o,
+		    .plan = plan, .configure = configure, .loaded = loaded, .ctx = &o,
 		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
 	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = o.interval_ms, .periodic = periodic,
 		    .ctx = &o);
@@ -439,8 +416,6 @@ int main(int argc, char **argv)
 	r = scxpol_cli_run(s, &cli, &ro);
 	scxpol_sched_close(s);
 	scxpol_pool_autosize_free(o.sizer);
-	scxpol_pool_plan_free(o.plan);
-	scxpol_topo_free(o.topo);
 	free(o.st);
 	return r;
 }

@@ -3,11 +3,10 @@
  * faas: loader of the serverless scheduler (faas.bpf.c). Plans exclusive
  * scheduling domains over the online CPUs, publishes them, sizes the
  * cgroup -> domain hint maps a control plane writes (faas-replay --sink
- * pinned), serves stats, and runs until SIGINT/SIGTERM. The configure hook
+ * pinned), serves stats, and runs until SIGINT/SIGTERM. The plan hook
  * plans the domains at every open: after a CPU hotplug the library
  * restarts the policy, and the domains follow the new topology.
  */
-#include <errno.h>
 #include <stdio.h>
 
 #include <scxpol/cli.h>
@@ -15,7 +14,6 @@
 #include <scxpol/pool.h>
 #include <scxpol/skel.h>
 #include <scxpol/stats.h>
-#include <scxpol/topology.h>
 
 #include "faas.bpf.skel.h"
 #include "faas_conf.h"
@@ -24,57 +22,38 @@ SCXPOL_SKEL_DEFINE(faas_bpf);
 
 struct opts {
 	struct faas_conf conf;
-	/* the plan of the current (re)load, over the topology it was made for */
-	struct scxpol_topo *topo;
-	struct scxpol_pool_plan *plan;
 };
 
 /*
- * Plan the domains over the topology as it is now. On failure the message,
- * naming the option, is printed here: the library's last error alone
- * would not say which input was wrong.
+ * The plan hook: the domains over @topo. On failure the message, naming
+ * the option, is printed here: the library's last error alone would not
+ * say which input was wrong.
  */
-static int plan_domains(struct opts *o)
+static struct scxpol_pool_plan *plan(struct scxpol_sched *s, const struct scxpol_topo *topo,
+				     void *ctx)
 {
-	struct scxpol_pool_plan *plan = NULL;
-	struct scxpol_topo *topo;
+	struct scxpol_pool_plan *p = NULL;
+	struct opts *o = ctx;
 	char err[512];
 	int r;
 
-	topo = scxpol_topo_load(NULL);
-	if (!topo) {
-		r = -errno;
-		fprintf(stderr, "faas: topology: %s\n", scxpol_last_error());
-		return r;
-	}
-	r = faas_conf_plan(&o->conf, topo, &plan, err, sizeof(err));
+	(void)s;
+	r = faas_conf_plan(&o->conf, topo, &p, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "faas: %s\n", err);
-		scxpol_topo_free(topo);
-		return r;
+		errno = -r;
 	}
-	scxpol_pool_plan_free(o->plan);
-	scxpol_topo_free(o->topo);
-	o->plan = plan;
-	o->topo = topo;
-	return 0;
+	return p;
 }
 
 static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 {
 	struct faas_bpf *f = skel;
 	struct opts *o = ctx;
-	SCXPOL_OPTS(scxpol_hint_limits, lim);
+	SCXPOL_OPTS(scxpol_hint_limits, lim,
+		    .nr_pools = scxpol_pool_plan_nr_pools(scxpol_pool_plan_current(s)));
 	int r;
 
-	/*
-	 * Plan at every open, the first too: the topology is read after the
-	 * library noted the hotplug sequence, so a CPU that came online since
-	 * main() checked the options is in a domain (or the attach restarts).
-	 */
-	r = plan_domains(o);
-	if (r)
-		return r;
 	f->rodata->slice_ns = o->conf.slice_us * 1000;
 	f->rodata->reset_every = o->conf.reset_every;
 	f->rodata->busy_poll_after = o->conf.busy_poll ? FAAS_BUSY_POLL_AFTER : 0;
@@ -82,27 +61,21 @@ static int configure(struct scxpol_sched *s, void *skel, void *ctx)
 	f->rodata->dispatch_paper = o->conf.dispatch_paper;
 	if (o->conf.partial)
 		f->struct_ops.faas_ops->flags |= FAAS_SCX_OPS_SWITCH_PARTIAL;
-	lim.nr_pools = scxpol_pool_plan_nr_pools(o->plan);
-	r = scxpol_pool_setup(s, lim.nr_pools);
 	/* the paper's domains partition the CPUs: one in none never runs an invocation */
-	if (!r)
-		r = scxpol_pool_require(s, SCXPOL_POOL_REQ_COVER);
+	r = scxpol_pool_require(s, SCXPOL_POOL_REQ_COVER);
 	return r ? r : scxpol_hint_setup(s, &lim);
 }
 
 static int loaded(struct scxpol_sched *s, void *skel, void *ctx)
 {
-	struct opts *o = ctx;
+	const struct scxpol_pool_plan *p = scxpol_pool_plan_current(s);
 	char text[1024];
-	int r;
 
 	(void)skel;
-	r = scxpol_pool_publish(s, o->plan);
-	if (r)
-		return r;
-	if (scxpol_pool_plan_format(o->plan, text, sizeof(text)) < 0)
+	(void)ctx;
+	if (scxpol_pool_plan_format(p, text, sizeof(text)) < 0)
 		snprintf(text, sizeof(text), "%u (too many CPU ranges to print)",
-			 scxpol_pool_plan_nr_pools(o->plan));
+			 scxpol_pool_plan_nr_pools(p));
 	printf("faas: domains: %s\n", text);
 	fflush(stdout);
 	return 0;
@@ -175,19 +148,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* the options against the topology, before anything is loaded */
-	if (plan_domains(&o))
-		return 2;
+	r = scxpol_cli_check_plan(&cli, plan, &o);
+	if (r != SCXPOL_CLI_CONTINUE)
+		return r;
 	faas_conf_format(&o.conf, text, sizeof(text));
 	printf("faas: %s\n", text);
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(faas_bpf),
-		    .configure = configure, .loaded = loaded, .ctx = &o,
+		    .plan = plan, .configure = configure, .loaded = loaded, .ctx = &o,
 		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
 	s = scxpol_sched_open(&sopts);
 	/* a failed re-plan after a hotplug prints its message, naming --domains, first */
 	r = scxpol_cli_run(s, &cli, NULL);
 	scxpol_sched_close(s);
-	scxpol_pool_plan_free(o.plan);
-	scxpol_topo_free(o.topo);
 	return r;
 }

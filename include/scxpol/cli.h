@@ -53,6 +53,7 @@
 #include <stdio.h>
 
 #include <scxpol/common.h>
+#include <scxpol/sched.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -259,6 +260,17 @@ SCXPOL_API int scxpol_cli_usage_error(const struct scxpol_cli *c);
  * on stderr. Output lost must not end in success. Flushes @out.
  */
 SCXPOL_API int scxpol_cli_finish(const char *prog, FILE *out, int status);
+
+/*
+ * scxpol_cli_check_plan - the options against the machine before the
+ * policy is opened: run @plan, the loader's plan hook (struct
+ * scxpol_sched_opts), once with @ctx over the topology as it is now, with
+ * NULL for its scheduler, and free its plan. SCXPOL_CLI_CONTINUE; 2 when
+ * the hook failed (it says why: it knows the options); 1 when the topology
+ * cannot be read ("<prog>: topology: <message>" to @c's err).
+ */
+SCXPOL_API int scxpol_cli_check_plan(const struct scxpol_cli *c, scxpol_sched_plan_fn plan,
+				     void *ctx);
 
 /* ---- Running ---- */
 

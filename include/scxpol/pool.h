@@ -165,7 +165,8 @@ SCXPOL_API struct scxpol_pool_plan *scxpol_pool_plan_parse(const struct scxpol_t
  * scxpol_pool_conf). Its loader calls scxpol_pool_setup() from the
  * configure hook, and scxpol_pool_publish() after load: from the loaded
  * hook for the first plan, and at any time while attached (e.g. from the
- * periodic hook) to resize. Publishing is atomic for the BPF callbacks:
+ * periodic hook) to resize; or it has a plan hook (struct
+ * scxpol_sched_opts), and the library does both for the first plan. Publishing is atomic for the BPF callbacks:
  * each sees the old table or the new one, never a mix.
  */
 
@@ -212,6 +213,14 @@ SCXPOL_API int scxpol_pool_require(struct scxpol_sched *s, unsigned int req);
  * CPU 3`.
  */
 SCXPOL_API int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *plan);
+
+/*
+ * scxpol_pool_plan_current - the plan the plan hook of @s made at its last
+ * open (struct scxpol_sched_opts), published at the load that followed;
+ * valid until the next open (a restart) or the close. NULL without a
+ * plan hook.
+ */
+SCXPOL_API const struct scxpol_pool_plan *scxpol_pool_plan_current(const struct scxpol_sched *s);
 
 /* One published pool, as scxpol_pool_read() reports it. */
 #define SCXPOL_POOL_CPUS_LEN 256

@@ -5,7 +5,8 @@
  * A policy is a BPF skeleton with one struct_ops map (struct sched_ext_ops).
  * The library owns the sequence around it:
  *
- *   open skeleton -> configure hook -> load (verifier) -> loaded hook ->
+ *   open skeleton -> plan hook -> configure hook -> load (verifier) ->
+ *   publish the plan -> loaded hook ->
  *   attach -> run loop (signals, periodic hook, exit detection) -> detach ->
  *   exit reason -> restart from "open" when the kernel asks for it, or
  *   after a CPU hotplug event, keeping pinned maps.
@@ -41,6 +42,19 @@ struct scxpol_skel; /* <scxpol/skel.h> */
  * every open.
  */
 typedef int (*scxpol_sched_hook)(struct scxpol_sched *s, void *skel, void *ctx);
+
+struct scxpol_pool_plan; /* <scxpol/pool.h> */
+struct scxpol_topo;      /* <scxpol/topology.h> */
+
+/*
+ * The plan hook: a new pool plan for @topo, the CPUs as they are at this
+ * open, which the library then owns (made as the plan constructors make
+ * one: scxpol_pool_plan_split() ...). NULL with errno set on failure; the
+ * open fails with it (EINVAL when errno is 0).
+ */
+typedef struct scxpol_pool_plan *(*scxpol_sched_plan_fn)(struct scxpol_sched *s,
+							  const struct scxpol_topo *topo,
+							  void *ctx);
 
 struct scxpol_sched_opts {
 	size_t sz;
@@ -78,8 +92,19 @@ struct scxpol_sched_opts {
 	const char *sysfs_root;
 	/* Kernel BTF for CO-RE and struct_ops; NULL: the running kernel's. */
 	const char *btf_path;
+	/*
+	 * A policy of <scxpol/pool.bpf.h>: plans its pools at every open (the
+	 * first, and each restart, after a CPU hotplug too), before the
+	 * configure hook, over the topology read then (with sysfs_root). The
+	 * library sizes the pool maps for the plan's pools
+	 * (scxpol_pool_setup(); the configure hook may size them larger),
+	 * publishes the plan after the load, before the loaded hook, and
+	 * keeps it until the next plan or the close:
+	 * scxpol_pool_plan_current(). May be NULL: the hooks do it all.
+	 */
+	scxpol_sched_plan_fn plan;
 };
-#define scxpol_sched_opts__last_field btf_path
+#define scxpol_sched_opts__last_field plan
 
 /*
  * scxpol_sched_open - open the skeleton and run the configure hook.

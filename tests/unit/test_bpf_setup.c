@@ -19,6 +19,7 @@
 #include <scxpol/skel.h>
 #include <scxpol/topology.h>
 
+#include "fake_sysfs.h"
 #include "minimal.bpf.skel.h"
 #include "testpol.bpf.skel.h"
 
@@ -120,6 +121,73 @@ static void test_setup_rejects_bad_max_pools(void **state)
 	s = open_testpol(&h);
 	assert_int_equal(h.ret, -EINVAL);
 	scxpol_sched_close(s);
+}
+
+struct planner {
+	unsigned int calls;
+	int ret;	/* the hook's return */
+	bool no_plan;	/* 0 without a plan */
+};
+
+static struct scxpol_pool_plan *plan_hook(struct scxpol_sched *s, const struct scxpol_topo *topo,
+					  void *ctx)
+{
+	struct planner *p = ctx;
+
+	(void)s;
+	p->calls++;
+	if (p->ret || p->no_plan) {
+		errno = -p->ret;
+		return NULL;
+	}
+	return scxpol_pool_plan_split(topo, "a", "b", 1, SCXPOL_POOL_EXCLUSIVE);
+}
+
+/*
+ * The plan hook runs at the open, over the topology of sysfs_root; the
+ * library sizes the pool maps for its plan and keeps it
+ * (scxpol_pool_plan_current()). A failed hook, or one that made no plan,
+ * fails the open with a message.
+ */
+static void test_plan_hook(void **state)
+{
+	struct fake_topo ft = { .llcs_per_node = 1, .cores_per_llc = 2, .threads = 1 };
+	char *root = fake_sysfs(&ft);
+	struct planner p = { 0 };
+	SCXPOL_OPTS(scxpol_sched_opts, o, .skel = SCXPOL_SKEL(testpol_bpf), .sysfs_root = root,
+		    .plan = plan_hook, .ctx = &p);
+	const struct scxpol_pool_plan *plan;
+	struct scxpol_sched *s;
+	struct testpol_bpf *t;
+
+	(void)state;
+	scxpol_log_set(quiet, SCXPOL_LOG_DEBUG, NULL);
+	s = scxpol_sched_open(&o);
+	assert_non_null(s);
+	assert_int_equal(p.calls, 1);
+	plan = scxpol_pool_plan_current(s);
+	assert_non_null(plan);
+	assert_int_equal(scxpol_pool_plan_nr_pools(plan), 2);
+	assert_int_equal(scxpol_cpuset_count(scxpol_pool_plan_cpus(plan, 1)), 1);
+	/* the fake tree's 2 CPUs, not the host's */
+	assert_int_equal(scxpol_cpuset_count(scxpol_topo_online(scxpol_pool_plan_topo(plan))), 2);
+	t = scxpol_sched_skel(s);
+	assert_int_equal(t->rodata_scxpol_pool->scxpol_pool_conf.max_pools, 2);
+	scxpol_sched_close(s);
+
+	p.ret = -ENOSPC;
+	assert_null(scxpol_sched_open(&o));
+	assert_int_equal(errno, ENOSPC);
+	assert_string_equal(scxpol_last_error(), "testpol: the plan hook failed: No space left "
+			    "on device (it set no message)");
+	p.ret = 0;
+	p.no_plan = true;
+	assert_null(scxpol_sched_open(&o));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(scxpol_last_error(), "testpol: the plan hook returned NULL without "
+			    "setting errno");
+	assert_int_equal(p.calls, 3);
+	fake_free(root);
 }
 
 static void test_require(void **state)
@@ -225,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_setup_sizes_maps),
 		cmocka_unit_test(test_setup_rejects_bad_max_pools),
 		cmocka_unit_test(test_require),
+		cmocka_unit_test(test_plan_hook),
 		cmocka_unit_test(test_policy_without_pools),
 		cmocka_unit_test(test_publish_needs_setup_and_load),
 	};

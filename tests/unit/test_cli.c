@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include <scxpol/cli.h>
+#include <scxpol/pool.h>
 #include <scxpol/skel.h>
 
 #include "minimal.bpf.skel.h"
@@ -859,6 +860,53 @@ static void test_run_errors(void **state)
 	assert_int_equal(rmdir(root), 0);
 }
 
+struct checked {
+	int ret;
+	unsigned int calls;
+	bool had_sched, had_topo;
+};
+
+static struct scxpol_pool_plan *check_hook(struct scxpol_sched *s,
+					   const struct scxpol_topo *topo, void *ctx)
+{
+	struct checked *c = ctx;
+
+	c->calls++;
+	c->had_sched = s != NULL;
+	c->had_topo = topo != NULL;
+	if (c->ret) {
+		errno = -c->ret;
+		return NULL;
+	}
+	return scxpol_pool_plan_new(topo);
+}
+
+/*
+ * scxpol_cli_check_plan() runs the plan hook once, with no scheduler, over
+ * the host's topology (which must load), and frees its plan: go on after a
+ * plan, exit status 2 after a failed one; the hook says why, not the
+ * library.
+ */
+static void test_check_plan(void **state)
+{
+	struct checked c = { 0 };
+	struct streams st;
+
+	(void)state;
+	open_streams(&st);
+	SCXPOL_OPTS(scxpol_cli, cli, .prog = "mypol", .out = st.out, .err = st.err);
+	assert_int_equal(scxpol_cli_check_plan(&cli, check_hook, &c), SCXPOL_CLI_CONTINUE);
+	assert_int_equal(c.calls, 1);
+	assert_false(c.had_sched);
+	assert_true(c.had_topo);
+	c.ret = -EINVAL;
+	assert_int_equal(scxpol_cli_check_plan(&cli, check_hook, &c), 2);
+	assert_int_equal(c.calls, 2);
+	assert_int_equal(scxpol_cli_check_plan(&cli, NULL, &c), 2);
+	assert_string_equal(scxpol_last_error(), "scxpol_cli_check_plan: the plan hook is NULL");
+	expect_streams(&st, "", "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -878,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_getopt_messages),
+		cmocka_unit_test(test_check_plan),
 		cmocka_unit_test(test_run_errors),
 	};
 
