@@ -53,20 +53,6 @@ static const struct option common_opts[] = {
 
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
 
-/*
- * The common option @opt exists for @c: a program built before an option
- * was added has no field for it, and may have an option of that name.
- */
-static bool known(const struct scxpol_cli *c, int opt)
-{
-	if (opt == OPT_MAX_RESTARTS)
-		return OPTS_HAS(c, max_restarts);
-	if (opt == OPT_HINT_PRUNE)
-		return OPTS_HAS(c, hint_prune_ms);
-	if (opt == OPT_TIMEOUT_MS)
-		return OPTS_HAS(c, timeout_ms);
-	return true;
-}
 #define COMMON_SHORTOPTS "vh"
 
 /* An option of the program's own declared with optional_argument, given without one. */
@@ -254,16 +240,14 @@ void scxpol_cli_usage(const struct scxpol_cli *c, FILE *f)
 	if (flags & SCXPOL_CLI_LOAD) {
 		usage_line(f, "--load-only", "load through the verifier, then exit");
 		usage_line(f, "--verifier-stats", "print each program's verified instructions");
-		if (known(c, OPT_MAX_RESTARTS))
-			usage_line(f, "--max-restarts N", "give up after N restarts (CPU hotplug, "
-				   "or the kernel\n                       asks); 0: none (default: no "
-				   "limit)");
-		if (known(c, OPT_TIMEOUT_MS))
-			usage_line(f, "--timeout-ms MS", "the kernel watchdog's timeout: a task "
-				   "not run for MS ms\n                       ejects the policy "
-				   "(1..30000; default the policy's)");
+		usage_line(f, "--max-restarts N", "give up after N restarts (CPU hotplug, "
+			   "or the kernel\n                       asks); 0: none (default: no "
+			   "limit)");
+		usage_line(f, "--timeout-ms MS", "the kernel watchdog's timeout: a task "
+			   "not run for MS ms\n                       ejects the policy "
+			   "(1..30000; default the policy's)");
 	}
-	if ((flags & SCXPOL_CLI_HINTS) && known(c, OPT_HINT_PRUNE))
+	if (flags & SCXPOL_CLI_HINTS)
 		usage_line(f, "--hint-prune SECS", "remove the hints of gone tasks and cgroups "
 			   "at attach\n                       and every SECS s (default 60); 0: never");
 	usage_line(f, "-v, --verbose", "verbose (library and libbpf messages)");
@@ -319,8 +303,9 @@ static int refuse(const struct scxpol_cli *c, int opt)
 	return 2;
 }
 
-/* The common option @opt: SCXPOL_CLI_CONTINUE or the exit status. */
-static int common_option(struct scxpol_cli *c, int opt, const char *arg)
+/* The common option @opt, stored in @a: SCXPOL_CLI_CONTINUE or the exit status. */
+static int common_option(const struct scxpol_cli *c, struct scxpol_cli_args *a, int opt,
+			 const char *arg)
 {
 	unsigned long long n;
 	int gid;
@@ -329,17 +314,17 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 		return refuse(c, opt);
 	switch (opt) {
 	case 'v':
-		c->verbose = true;
+		a->verbose = true;
 		scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL);
 		return SCXPOL_CLI_CONTINUE;
 	case 'h':
 		usage(c, out_of(c));
 		return finish(prog_of(c), out_of(c), err_of(c), 0);
 	case OPT_VERIFIER_STATS:
-		c->verifier_stats = true;
+		a->verifier_stats = true;
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_LOAD_ONLY:
-		c->load_only = true;
+		a->load_only = true;
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_PIN_GROUP:
 		if (scxpol_cli_parse_group("--pin-group", arg, &gid))
@@ -351,26 +336,26 @@ static int common_option(struct scxpol_cli *c, int opt, const char *arg)
 					 (unsigned int)getegid());
 			return scxpol_cli_usage_error(c);
 		}
-		c->pin_gid = gid;
-		c->pin_mode = 0660;
+		a->pin_gid = gid;
+		a->pin_mode = 0660;
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_STATS_SOCKET:
-		c->stats_socket = arg;
+		a->stats_socket = arg;
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_MAX_RESTARTS:
 		if (scxpol_cli_parse_uint("--max-restarts", arg, 0, UINT_MAX, &n))
 			return scxpol_cli_usage_error(c);
-		c->max_restarts = (unsigned int)n;
-		c->no_restart = !n;
+		a->max_restarts = (unsigned int)n;
+		a->no_restart = !n;
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_HINT_PRUNE:
 		if (scxpol_cli_parse_uint("--hint-prune", arg, 0, UINT_MAX / 1000, &n))
 			return scxpol_cli_usage_error(c);
-		c->hint_prune_ms = (unsigned int)n * 1000;
-		c->no_hint_prune = !n;
+		a->hint_prune_ms = (unsigned int)n * 1000;
+		a->no_hint_prune = !n;
 		return SCXPOL_CLI_CONTINUE;
 	case OPT_TIMEOUT_MS:
-		if (scxpol_cli_parse_uint("--timeout-ms", arg, 1, 30000, &c->timeout_ms))
+		if (scxpol_cli_parse_uint("--timeout-ms", arg, 1, 30000, &a->timeout_ms))
 			return scxpol_cli_usage_error(c);
 		return SCXPOL_CLI_CONTINUE;
 	}
@@ -404,8 +389,7 @@ static int check_own(const struct scxpol_cli *c, size_t nr_own)
 			return misuse(c, "own option -%c is a common option", *p);
 	for (i = 0; i < nr_own; i++) {
 		for (k = 0; k < NR_COMMON; k++)
-			if (known(c, common_opts[k].val) &&
-			    !strcmp(c->options[i].name, common_opts[k].name))
+			if (!strcmp(c->options[i].name, common_opts[k].name))
 				return misuse(c, "own option --%s is a common option",
 					      c->options[i].name);
 		if (!c->options[i].flag && is_common(c->options[i].val))
@@ -418,8 +402,8 @@ static int check_own(const struct scxpol_cli *c, size_t nr_own)
 }
 
 /* The getopt_long() loop over the merged tables @longopts and @shortopts. */
-static int parse_loop(struct scxpol_cli *c, int argc, char **argv,
-		      const struct option *longopts, const char *shortopts)
+static int parse_loop(const struct scxpol_cli *c, struct scxpol_cli_args *a, int argc,
+		      char **argv, const struct option *longopts, const char *shortopts)
 {
 	int opt, r = SCXPOL_CLI_CONTINUE;
 
@@ -430,7 +414,7 @@ static int parse_loop(struct scxpol_cli *c, int argc, char **argv,
 	       (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (!opt)
 			continue; /* an own option with a flag: stored */
-		r = is_common(opt) ? common_option(c, opt, optarg) : c->option(c, opt, optarg);
+		r = is_common(opt) ? common_option(c, a, opt, optarg) : c->option(c, opt, optarg);
 	}
 	if (r == SCXPOL_CLI_CONTINUE && optind < argc) {
 		fprintf(err_of(c), "%s: unexpected argument '%s' (see --help)\n", prog_of(c),
@@ -440,7 +424,8 @@ static int parse_loop(struct scxpol_cli *c, int argc, char **argv,
 	return r;
 }
 
-int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv)
+int scxpol_cli_parse(const struct scxpol_cli *c, struct scxpol_cli_args *a, int argc,
+		     char **argv)
 {
 	struct option *longopts;
 	char *shortopts;
@@ -451,9 +436,19 @@ int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv)
 		scxpol_err(EINVAL, "scxpol_cli_parse: the struct scxpol_cli is NULL");
 	if (!c || !OPTS_VALID(c, scxpol_cli))
 		return scxpol_cli_usage_error(c);
-	/* it writes the option values, so the struct must have them all */
 	if (!OPTS_HAS(c, ctx))
 		return misuse(c, "sz %zu is too small; set it to sizeof(struct scxpol_cli)", c->sz);
+	if (!a) {
+		scxpol_err(EINVAL, "scxpol_cli_parse: the struct scxpol_cli_args is NULL");
+		return scxpol_cli_usage_error(c);
+	}
+	if (!OPTS_VALID(a, scxpol_cli_args))
+		return scxpol_cli_usage_error(c);
+	/* it writes the option values, so the struct must have them all */
+	if (!OPTS_HAS(a, timeout_ms))
+		return misuse(c, "sz %zu of struct scxpol_cli_args is too small; set it to "
+			      "sizeof(struct scxpol_cli_args)", a->sz);
+	memset((char *)a + sizeof(a->sz), 0, sizeof(*a) - sizeof(a->sz));
 	while (c->options && c->options[nr_own].name)
 		nr_own++;
 	r = check_own(c, nr_own);
@@ -471,9 +466,8 @@ int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv)
 	if (nr_own)
 		memcpy(longopts, c->options, nr_own * sizeof(*longopts));
 	for (i = 0; i < NR_COMMON; i++)
-		if (known(c, common_opts[i].val))
-			longopts[nr_own++] = common_opts[i];
-	r = parse_loop(c, argc, argv, longopts, shortopts);
+		longopts[nr_own++] = common_opts[i];
+	r = parse_loop(c, a, argc, argv, longopts, shortopts);
 	free(longopts);
 	free(shortopts);
 	return r;
@@ -513,10 +507,10 @@ int scxpol_cli_finish(const char *prog, FILE *out, int status)
 
 /* Attach and run @s with its stats served; 0 or a negative errno with a message. */
 static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
-			  const struct scxpol_run_opts *ro, FILE *out)
+			  const struct scxpol_cli_args *a, const struct scxpol_run_opts *ro, FILE *out)
 {
-	SCXPOL_OPTS(scxpol_stats_server_opts, so, .path = OPTS_GET(c, stats_socket, NULL),
-		    .mode = OPTS_GET(c, pin_mode, 0), .gid = OPTS_GET(c, pin_gid, 0),
+	SCXPOL_OPTS(scxpol_stats_server_opts, so, .path = OPTS_GET(a, stats_socket, NULL),
+		    .mode = OPTS_GET(a, pin_mode, 0), .gid = OPTS_GET(a, pin_gid, 0),
 		    .stats = OPTS_GET(c, stats, NULL));
 	struct scxpol_stats_server *srv = NULL;
 	const char *name = scxpol_sched_name(s);
@@ -544,7 +538,7 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 		fflush(out);
 		r = scxpol_sched_run(s, ro);
 		/* not restarted: an error, as for a restart over a limit of 1 or more */
-		if (!r && OPTS_GET(c, no_restart, false) && scxpol_sched_restart_refused(s))
+		if (!r && OPTS_GET(a, no_restart, false) && scxpol_sched_restart_refused(s))
 			r = scxpol_err(ELOOP, "%s: %s (--max-restarts is 0)", name,
 				       scxpol_sched_restart_refused(s));
 		if (scxpol_sched_restarts(s))
@@ -558,7 +552,7 @@ static int attach_and_run(struct scxpol_sched *s, const struct scxpol_cli *c,
 }
 
 /* The program's run options @ro, with --max-restarts's and --hint-prune's values when given. */
-static void run_opts_of(const struct scxpol_cli *c, const struct scxpol_run_opts *ro,
+static void run_opts_of(const struct scxpol_cli_args *a, const struct scxpol_run_opts *ro,
 			struct scxpol_run_opts *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -566,43 +560,46 @@ static void run_opts_of(const struct scxpol_cli *c, const struct scxpol_run_opts
 	if (ro)
 		memcpy(out, ro, ro->sz < sizeof(*out) ? ro->sz : sizeof(*out));
 	out->sz = sizeof(*out);
-	if (OPTS_GET(c, no_restart, false) || OPTS_GET(c, max_restarts, 0)) {
-		out->no_restart = c->no_restart;
-		out->max_restarts = c->max_restarts;
+	if (OPTS_GET(a, no_restart, false) || OPTS_GET(a, max_restarts, 0)) {
+		out->no_restart = a->no_restart;
+		out->max_restarts = a->max_restarts;
 	}
-	if (OPTS_GET(c, no_hint_prune, false) || OPTS_GET(c, hint_prune_ms, 0)) {
-		out->no_hint_prune = c->no_hint_prune;
-		out->hint_prune_ms = c->hint_prune_ms;
+	if (OPTS_GET(a, no_hint_prune, false) || OPTS_GET(a, hint_prune_ms, 0)) {
+		out->no_hint_prune = a->no_hint_prune;
+		out->hint_prune_ms = a->hint_prune_ms;
 	}
 }
 
 int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
-		   const struct scxpol_run_opts *ro)
+		   const struct scxpol_cli_args *a, const struct scxpol_run_opts *ro)
 {
+	SCXPOL_OPTS(scxpol_cli_args, none);
 	struct scxpol_run_opts run;
 	FILE *out = out_of(c);
 	int r;
 
+	if (!a)
+		a = &none; /* no common option given */
 	if (!s)
 		r = -EINVAL; /* the open's message is the last error */
-	else if (!OPTS_VALID(c, scxpol_cli))
+	else if (!OPTS_VALID(c, scxpol_cli) || !OPTS_VALID(a, scxpol_cli_args))
 		r = -EINVAL;
 	/* before anything is loaded or attached, not when the run starts */
 	else if (!OPTS_VALID(ro, scxpol_run_opts))
 		r = -EINVAL;
-	else if (OPTS_GET(c, timeout_ms, 0))
-		r = scxpol_sched_set_timeout(s, (unsigned int)c->timeout_ms);
+	else if (OPTS_GET(a, timeout_ms, 0))
+		r = scxpol_sched_set_timeout(s, (unsigned int)a->timeout_ms);
 	else
 		r = 0;
 	if (!r)
 		r = scxpol_sched_load(s);
-	if (!r && OPTS_GET(c, verifier_stats, false)) {
+	if (!r && OPTS_GET(a, verifier_stats, false)) {
 		r = scxpol_sched_print_prog_stats(s, out);
 		fflush(out);
 	}
-	if (!r && !OPTS_GET(c, load_only, false)) {
-		run_opts_of(c, ro, &run);
-		r = attach_and_run(s, c, &run, out);
+	if (!r && !OPTS_GET(a, load_only, false)) {
+		run_opts_of(a, ro, &run);
+		r = attach_and_run(s, c, a, &run, out);
 	}
 	if (!r)
 		return 0;

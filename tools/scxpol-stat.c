@@ -166,7 +166,7 @@ struct args {
 	const char *table_opt;	/* --interval or --count, given */
 };
 
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct args *a = c->ctx;
 
@@ -215,6 +215,7 @@ int main(int argc, char **argv)
 	struct args a = { .interval = 1 };
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "scxpol-stat", .usage = usage, .options = longopts,
 		    .shortopts = "p:s:jmr:i:n:", .option = option, .ctx = &a);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct scxpol_stats *st, *prev;
 	unsigned long long n;
 	bool tty = isatty(STDOUT_FILENO);
@@ -223,7 +224,7 @@ int main(int argc, char **argv)
 
 	/* failures are reported once, below, with the library's message */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 	if (a.policy && a.sock) {

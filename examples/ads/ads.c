@@ -283,7 +283,7 @@ static int parse_count(const char *opt, const char *arg, unsigned long long lo,
 	return 0;
 }
 
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
 	const char *name;
@@ -364,12 +364,13 @@ int main(int argc, char **argv)
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
 		    .options = ads_options, .option = option, .ctx = &o);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct scxpol_sched *s;
 	int r;
 
 	/* bad input: the messages below quote the library's, no need to see it twice */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 	if (o.no_resize && o.sizing_opt) {
@@ -391,7 +392,7 @@ int main(int argc, char **argv)
 	o.sizer = NULL;
 	o.checked = true;
 	/* attach, exit and restarts are worth an operator's eye */
-	scxpol_log_set(NULL, cli.verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
+	scxpol_log_set(NULL, common.verbose ? SCXPOL_LOG_DEBUG : SCXPOL_LOG_INFO, NULL);
 	o.st = scxpol_stats_new();
 	if (!o.st) {
 		fprintf(stderr, "ads: out of memory\n");
@@ -408,12 +409,12 @@ int main(int argc, char **argv)
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(ads_bpf),
 		    .plan = plan, .configure = configure, .loaded = loaded, .ctx = &o,
-		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
+		    .pin_mode = common.pin_mode, .pin_gid = common.pin_gid);
 	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = o.interval_ms, .periodic = periodic,
 		    .ctx = &o);
 	s = scxpol_sched_open(&sopts);
 	/* a failed re-plan after a hotplug has printed its message before this one */
-	r = scxpol_cli_run(s, &cli, &ro);
+	r = scxpol_cli_run(s, &cli, &common, &ro);
 	scxpol_sched_close(s);
 	scxpol_pool_autosize_free(o.sizer);
 	free(o.st);

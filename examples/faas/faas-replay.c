@@ -197,7 +197,7 @@ struct args {
 };
 
 /* The options of the trace (the first part of the usage). */
-static int trace_option(struct scxpol_cli *c, struct args *a, int opt, const char *arg)
+static int trace_option(const struct scxpol_cli *c, struct args *a, int opt, const char *arg)
 {
 	unsigned long long v;
 
@@ -257,7 +257,7 @@ static int trace_option(struct scxpol_cli *c, struct args *a, int opt, const cha
 }
 
 /* The options of the domains and of the replay. */
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct args *a = c->ctx;
 	unsigned long long v;
@@ -452,6 +452,7 @@ int main(int argc, char **argv)
 	/* a replay loads no policy: of the common options, -v and -h */
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "faas-replay", .usage = usage, .options = longopts,
 		    .option = option, .ctx = &a);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct faas_sink *sink = NULL;
 	struct faas_replay *res = NULL;
@@ -467,7 +468,7 @@ int main(int argc, char **argv)
 
 	/* failures come back in scxpol_last_error(), printed below: no log twice */
 	scxpol_log_set(NULL, SCXPOL_LOG_ERROR, NULL);
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 	if (a.calibrate_only) {

@@ -114,7 +114,7 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 		   "control plane's: faas-replay --overflow hold.\n");
 }
 
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
 	char err[256];
@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
 		    .options = faas_conf_options, .option = option, .ctx = &o);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct scxpol_sched *s;
 	char text[512];
 	int r;
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
 	faas_conf_init(&o.conf);
 	/* attach, exit and restarts are worth an operator's eye */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 	if (faas_conf_finish(&o.conf, text, sizeof(text))) {
@@ -156,10 +157,10 @@ int main(int argc, char **argv)
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(faas_bpf),
 		    .plan = plan, .configure = configure, .loaded = loaded, .ctx = &o,
-		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
+		    .pin_mode = common.pin_mode, .pin_gid = common.pin_gid);
 	s = scxpol_sched_open(&sopts);
 	/* a failed re-plan after a hotplug prints its message, naming --domains, first */
-	r = scxpol_cli_run(s, &cli, NULL);
+	r = scxpol_cli_run(s, &cli, &common, NULL);
 	scxpol_sched_close(s);
 	return r;
 }

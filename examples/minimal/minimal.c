@@ -30,7 +30,7 @@ static void usage(const struct scxpol_cli *c, FILE *f)
 	scxpol_cli_usage(c, f);
 }
 
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
 
@@ -45,19 +45,20 @@ int main(int argc, char **argv)
 	struct opts o = { .slice_us = 5000 };
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "minimal", .usage = usage, .flags = SCXPOL_CLI_LOAD,
 		    .shortopts = "s:", .option = option, .ctx = &o);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct scxpol_sched *s;
 	int r;
 
 	/* lifecycle events (attach, exit, restart) are worth an operator's eye */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(minimal_bpf),
 		    .configure = configure, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	r = scxpol_cli_run(s, &cli, NULL);
+	r = scxpol_cli_run(s, &cli, &common, NULL);
 	scxpol_sched_close(s);
 	return r;
 }

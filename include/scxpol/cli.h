@@ -7,7 +7,7 @@
  * A loader describes its own options and handles each in a callback; the
  * library runs the loop, with the common options merged in:
  *
- *   static int option(struct scxpol_cli *c, int opt, const char *arg)
+ *   static int option(const struct scxpol_cli *c, int opt, const char *arg)
  *   {
  *           struct opts *o = c->ctx;
  *
@@ -30,11 +30,13 @@
  *               .options = longopts, .shortopts = "s:", .option = option,
  *               .ctx = &o);
  *
- *   r = scxpol_cli_parse(&cli, argc, argv);
+ *   SCXPOL_OPTS(scxpol_cli_args, args);
+ *
+ *   r = scxpol_cli_parse(&cli, &args, argc, argv);
  *   if (r != SCXPOL_CLI_CONTINUE)
  *           return r;
- *   ... s = scxpol_sched_open(&opts);   (pin_mode, pin_gid from cli)
- *   r = scxpol_cli_run(s, &cli, NULL);
+ *   ... s = scxpol_sched_open(&opts);   (pin_mode, pin_gid from args)
+ *   r = scxpol_cli_run(s, &cli, &args, NULL);
  *   scxpol_sched_close(s);
  *   return r;
  *
@@ -147,7 +149,7 @@ typedef void (*scxpol_cli_usage_fn)(const struct scxpol_cli *c, FILE *f);
  * (scxpol_cli_usage_error() for a bad value). Note that 0 is not "go on":
  * it ends the program with success.
  */
-typedef int (*scxpol_cli_option_fn)(struct scxpol_cli *c, int opt, const char *arg);
+typedef int (*scxpol_cli_option_fn)(const struct scxpol_cli *c, int opt, const char *arg);
 
 struct scxpol_cli {
 	size_t sz;
@@ -166,20 +168,7 @@ struct scxpol_cli {
 	/* Where messages go; NULL: stdout and stderr. */
 	FILE *out;
 	FILE *err;
-	/* ---- set by scxpol_cli_parse(); zero when the option is not given ---- */
-	bool verbose;			/* -v, --verbose */
-	bool verifier_stats;		/* --verifier-stats */
-	bool load_only;			/* --load-only */
-	/*
-	 * --pin-group G: G's gid and mode 0660, for scxpol_sched_opts'
-	 * pin_gid and pin_mode; scxpol_cli_run() gives the stats socket the
-	 * same. Group 0 (root) is refused unless the loader runs with group
-	 * 0: pin_gid 0 means the loader's group.
-	 */
-	int pin_gid;
-	unsigned int pin_mode;
-	const char *stats_socket;	/* --stats-socket PATH */
-	/* ---- set by the program: its own options; NULL when it has none ---- */
+	/* ---- its own options; NULL when it has none ---- */
 	/*
 	 * Its long options, ended by { 0 }, without the common ones (the
 	 * library adds them). A val is any value but 0, '?', ':', 'v', 'h'
@@ -192,7 +181,28 @@ struct scxpol_cli {
 	/* Called with each of its options, in command line order. */
 	scxpol_cli_option_fn option;
 	void *ctx;	/* the program's, for @option */
-	/* ---- set by scxpol_cli_parse() (here, at the end, for the ABI) ---- */
+};
+#define scxpol_cli__last_field ctx
+
+/*
+ * The common options as scxpol_cli_parse() read them (it zeroes the rest):
+ * zero when an option is not given. The program's own options are its
+ * option callback's to store.
+ */
+struct scxpol_cli_args {
+	size_t sz;
+	bool verbose;			/* -v, --verbose */
+	bool verifier_stats;		/* --verifier-stats */
+	bool load_only;			/* --load-only */
+	/*
+	 * --pin-group G: G's gid and mode 0660, for scxpol_sched_opts'
+	 * pin_gid and pin_mode; scxpol_cli_run() gives the stats socket the
+	 * same. Group 0 (root) is refused unless the loader runs with group
+	 * 0: pin_gid 0 means the loader's group.
+	 */
+	int pin_gid;
+	unsigned int pin_mode;
+	const char *stats_socket;	/* --stats-socket PATH */
 	/*
 	 * --max-restarts N: scxpol_cli_run() gives scxpol_sched_run() N as
 	 * max_restarts, or no_restart for N = 0.
@@ -208,14 +218,14 @@ struct scxpol_cli {
 	/* --timeout-ms MS: scxpol_cli_run() calls scxpol_sched_set_timeout(MS); 0: not given */
 	unsigned long long timeout_ms;
 };
-#define scxpol_cli__last_field timeout_ms
+#define scxpol_cli_args__last_field timeout_ms
 
 /* "Go on": any other return of the functions below is an exit status. */
 #define SCXPOL_CLI_CONTINUE (-1)
 
 /*
  * scxpol_cli_parse - the command line @argc, @argv: the program's own
- * options (to @c's option, in order) and the common ones (stored in @c;
+ * options (to @c's option, in order) and the common ones (stored in @a;
  * -v also logs everything: scxpol_log_set(NULL, SCXPOL_LOG_DEBUG, NULL)).
  * SCXPOL_CLI_CONTINUE when main() goes on; else the program exits with
  * the status returned, which is
@@ -230,14 +240,15 @@ struct scxpol_cli {
  *     err; a bad --pin-group, --max-restarts, --hint-prune or --timeout-ms ("<prog>:
  *     <message>"); an operand ("<prog>: unexpected argument '<first>'
  *     (see --help)"); or a mistake of the program: own options that
- *     redefine a common one, own options without @c's option, a @c too
- *     small (its sz). A @c whose sz ends before max_restarts,
+ *     redefine a common one, own options without @c's option, a @c or
+ *     @a too small (its sz). An @a whose sz ends before max_restarts,
  *     hint_prune_ms or timeout_ms (a program built before it) is not
- *     offered --max-restarts, --hint-prune or --timeout-ms, and may have
- *     an option of that name.
+ *     offered --max-restarts, --hint-prune or --timeout-ms, and @c may
+ *     have an own option of that name.
  * Starts getopt_long() over (optind), so it may be called again.
  */
-SCXPOL_API int scxpol_cli_parse(struct scxpol_cli *c, int argc, char **argv);
+SCXPOL_API int scxpol_cli_parse(const struct scxpol_cli *c, struct scxpol_cli_args *a, int argc,
+				char **argv);
 
 /*
  * scxpol_cli_usage - the lines of the common options @c offers to @f, two
@@ -275,7 +286,8 @@ SCXPOL_API int scxpol_cli_check_plan(const struct scxpol_cli *c, scxpol_sched_pl
 /* ---- Running ---- */
 
 /*
- * scxpol_cli_run - the rest of a loader's main() once @s is open: load;
+ * scxpol_cli_run - the rest of a loader's main() once @s is open, with
+ * the common options @a that scxpol_cli_parse() read: load;
  * with --verifier-stats print the verifier's counts (and the run counts
  * at detach, see scxpol_sched_print_prog_stats()); with --load-only stop
  * there. Else start the stats server when the policy has stats (the
@@ -291,7 +303,7 @@ SCXPOL_API int scxpol_cli_check_plan(const struct scxpol_cli *c, scxpol_sched_pl
  * that returned it is the error printed. The caller closes @s.
  */
 SCXPOL_API int scxpol_cli_run(struct scxpol_sched *s, const struct scxpol_cli *c,
-			      const struct scxpol_run_opts *ro);
+			      const struct scxpol_cli_args *a, const struct scxpol_run_opts *ro);
 
 #ifdef __cplusplus
 }

@@ -160,7 +160,7 @@ static int parse_limit(const char *opt, const char *arg, unsigned int max, unsig
 	return 0;
 }
 
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
 
@@ -219,6 +219,7 @@ int main(int argc, char **argv)
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_PIN_GROUP | SCXPOL_CLI_STATS_SOCKET |
 			 SCXPOL_CLI_HINTS,
 		    .options = longopts, .option = option, .ctx = &o);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct sigaction sa1 = { .sa_handler = on_usr1 }, sa2 = { .sa_handler = on_usr2 };
 	struct scxpol_topo *topo = NULL;
 	struct scxpol_sched *s;
@@ -226,7 +227,7 @@ int main(int argc, char **argv)
 
 	/* restarts are worth a line in the log */
 	scxpol_log_set(NULL, SCXPOL_LOG_INFO, NULL);
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 	ncpu = libbpf_num_possible_cpus();
@@ -272,10 +273,10 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR2, &sa2, NULL);
 	SCXPOL_OPTS(scxpol_sched_opts, sopts, .skel = SCXPOL_SKEL(hintpol_bpf),
 		    .configure = configure, .loaded = loaded, .ctx = &o,
-		    .pin_mode = cli.pin_mode, .pin_gid = cli.pin_gid);
+		    .pin_mode = common.pin_mode, .pin_gid = common.pin_gid);
 	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	r = scxpol_cli_run(s, &cli, &ro);
+	r = scxpol_cli_run(s, &cli, &common, &ro);
 	scxpol_sched_close(s);
 	scxpol_pool_plan_free(o.plan);
 	scxpol_pool_plan_free(o.resize);

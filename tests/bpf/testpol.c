@@ -420,7 +420,7 @@ static int parse_count(const char *opt, const char *arg, unsigned int *out)
 	return 0;
 }
 
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct opts *o = c->ctx;
 	unsigned int cpu;
@@ -505,12 +505,13 @@ int main(int argc, char **argv)
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "testpol", .usage = usage,
 		    .flags = SCXPOL_CLI_LOAD | SCXPOL_CLI_STATS_SOCKET, .options = longopts,
 		    .shortopts = "s:", .option = option, .ctx = &o);
+	SCXPOL_OPTS(scxpol_cli_args, common);
 	struct sigaction sa = { .sa_handler = on_usr };
 	struct scxpol_topo *topo = NULL;
 	struct scxpol_sched *s = NULL;
 	int r;
 
-	r = scxpol_cli_parse(&cli, argc, argv);
+	r = scxpol_cli_parse(&cli, &common, argc, argv);
 	if (r != SCXPOL_CLI_CONTINUE)
 		return r;
 
@@ -527,7 +528,7 @@ int main(int argc, char **argv)
 		    .configure = configure, .loaded = loaded, .ctx = &o);
 	SCXPOL_OPTS(scxpol_run_opts, ro, .interval_ms = 100, .periodic = periodic, .ctx = &o);
 	s = scxpol_sched_open(&sopts);
-	r = scxpol_cli_run(s, &cli, &ro);
+	r = scxpol_cli_run(s, &cli, &common, &ro);
 	/* the scheduler ran: its last counters */
 	if (s && scxpol_sched_exited(s) && print_stats(s))
 		fprintf(stderr, "testpol: %s\n", scxpol_last_error());

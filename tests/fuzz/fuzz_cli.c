@@ -37,7 +37,7 @@ struct own {
 };
 
 /* The own parsers' verdicts: in range when they succeed, a message naming the option if not. */
-static int option(struct scxpol_cli *c, int opt, const char *arg)
+static int option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct own *o = c->ctx;
 	int r, i;
@@ -84,10 +84,7 @@ static int option(struct scxpol_cli *c, int opt, const char *arg)
 struct result {
 	int r;
 	struct own o;
-	bool verbose, verifier_stats, load_only, no_restart, no_hint_prune;
-	int pin_gid;
-	unsigned int pin_mode, max_restarts, hint_prune_ms;
-	const char *stats_socket;
+	struct scxpol_cli_args args; /* zeroed padding included: compared whole */
 };
 
 static void parse(unsigned int flags, int argc, char **argv, struct result *res)
@@ -111,7 +108,10 @@ static void parse(unsigned int flags, int argc, char **argv, struct result *res)
 	memset(res, 0, sizeof(*res));
 	SCXPOL_OPTS(scxpol_cli, c, .prog = "fuzz", .flags = flags, .out = out, .err = err,
 		    .options = longopts, .shortopts = "n:l:r:g:", .option = option, .ctx = &res->o);
-	res->r = scxpol_cli_parse(&c, argc, copy);
+	struct scxpol_cli_args *a = &res->args;
+
+	a->sz = sizeof(*a);
+	res->r = scxpol_cli_parse(&c, a, argc, copy);
 	fuzz_quiet_log(); /* -v turned the log on */
 	fflush(out);
 	fflush(err);
@@ -122,25 +122,15 @@ static void parse(unsigned int flags, int argc, char **argv, struct result *res)
 		CHECK(err_len > 0);
 	if (res->r == SCXPOL_CLI_CONTINUE) {
 		CHECK(!err_len);
-		CHECK((flags & SCXPOL_CLI_LOAD) || (!c.verifier_stats && !c.load_only &&
-						    !c.no_restart && !c.max_restarts));
-		CHECK((flags & SCXPOL_CLI_PIN_GROUP) || (!c.pin_gid && !c.pin_mode));
-		CHECK((flags & SCXPOL_CLI_STATS_SOCKET) || !c.stats_socket);
-		CHECK((flags & SCXPOL_CLI_HINTS) || (!c.no_hint_prune && !c.hint_prune_ms));
-		CHECK(c.pin_mode == 0660 || (!c.pin_mode && !c.pin_gid));
-		CHECK(c.no_restart ? !c.max_restarts : 1);
-		CHECK(c.no_hint_prune ? !c.hint_prune_ms : c.hint_prune_ms % 1000 == 0);
+		CHECK((flags & SCXPOL_CLI_LOAD) || (!a->verifier_stats && !a->load_only &&
+						    !a->no_restart && !a->max_restarts));
+		CHECK((flags & SCXPOL_CLI_PIN_GROUP) || (!a->pin_gid && !a->pin_mode));
+		CHECK((flags & SCXPOL_CLI_STATS_SOCKET) || !a->stats_socket);
+		CHECK((flags & SCXPOL_CLI_HINTS) || (!a->no_hint_prune && !a->hint_prune_ms));
+		CHECK(a->pin_mode == 0660 || (!a->pin_mode && !a->pin_gid));
+		CHECK(a->no_restart ? !a->max_restarts : 1);
+		CHECK(a->no_hint_prune ? !a->hint_prune_ms : a->hint_prune_ms % 1000 == 0);
 	}
-	res->verbose = c.verbose;
-	res->verifier_stats = c.verifier_stats;
-	res->load_only = c.load_only;
-	res->no_restart = c.no_restart;
-	res->no_hint_prune = c.no_hint_prune;
-	res->pin_gid = c.pin_gid;
-	res->pin_mode = c.pin_mode;
-	res->max_restarts = c.max_restarts;
-	res->hint_prune_ms = c.hint_prune_ms;
-	res->stats_socket = c.stats_socket;
 	fclose(out);
 	fclose(err);
 	free(out_text);
@@ -174,11 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse(flags, argc, argv, &b);
 	CHECK(a.r == b.r);
 	if (a.r == SCXPOL_CLI_CONTINUE) {
-		CHECK(a.verbose == b.verbose && a.verifier_stats == b.verifier_stats &&
-		      a.load_only == b.load_only && a.no_restart == b.no_restart &&
-		      a.no_hint_prune == b.no_hint_prune && a.pin_gid == b.pin_gid &&
-		      a.pin_mode == b.pin_mode && a.max_restarts == b.max_restarts &&
-		      a.hint_prune_ms == b.hint_prune_ms && a.stats_socket == b.stats_socket);
+		CHECK(!memcmp(&a.args, &b.args, sizeof(a.args)));
 		CHECK(a.o.num == b.o.num && a.o.nr_list == b.o.nr_list && a.o.gid == b.o.gid);
 		CHECK(a.o.ratio == b.o.ratio || (isnan(a.o.ratio) && isnan(b.o.ratio)));
 	}

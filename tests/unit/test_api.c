@@ -32,6 +32,7 @@
 	_Static_assert(offsetof(struct type, reserved) == END(type, type##__last_field) &&   \
 		       sizeof(struct type) == END(type, reserved), #type)
 LAST(scxpol_cli);
+LAST(scxpol_cli_args);
 LAST(scxpol_run_opts);
 LAST_RESERVED(scxpol_hint_limits);
 LAST(scxpol_hint_client_opts);

@@ -296,18 +296,11 @@ static void usage_fn(const struct scxpol_cli *c, FILE *f)
 #define USAGE_VH                                                                     \
 	"  -v, --verbose        verbose (library and libbpf messages)\n"             \
 	"  -h, --help           this text\n"
-/* (a program built before --max-restarts: without its lines) */
-#define USAGE_LOAD_OLD                                                               \
-	"  --load-only          load through the verifier, then exit\n"              \
-	"  --verifier-stats     print each program's verified instructions\n"
-/* (a program built before --timeout-ms: without its lines) */
-#define USAGE_LOAD_RESTARTS                                                          \
-	USAGE_LOAD_OLD                                                               \
-	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
-	"                       asks); 0: none (default: no limit)\n"
-#define USAGE_LOAD_PRE_TIMEOUT USAGE_LOAD_RESTARTS USAGE_VH
 #define USAGE_LOAD                                                                   \
-	USAGE_LOAD_RESTARTS                                                          \
+	"  --load-only          load through the verifier, then exit\n"              \
+	"  --verifier-stats     print each program's verified instructions\n"        \
+	"  --max-restarts N     give up after N restarts (CPU hotplug, or the kernel\n" \
+	"                       asks); 0: none (default: no limit)\n"                \
 	"  --timeout-ms MS      the kernel watchdog's timeout: a task not run for MS ms\n" \
 	"                       ejects the policy (1..30000; default the policy's)\n" \
 	USAGE_VH
@@ -327,7 +320,7 @@ static const struct option mypol_opts[] = {
 	{ 0 },
 };
 
-static int mypol_option(struct scxpol_cli *c, int opt, const char *arg)
+static int mypol_option(const struct scxpol_cli *c, int opt, const char *arg)
 {
 	struct mypol *m = c->ctx;
 
@@ -348,6 +341,7 @@ static int mypol_option(struct scxpol_cli *c, int opt, const char *arg)
 /* One parse: a struct scxpol_cli printing into memory, with mypol's options. */
 struct parse {
 	struct scxpol_cli cli;
+	struct scxpol_cli_args a;
 	struct mypol m;
 	struct streams st;
 };
@@ -375,7 +369,8 @@ static int parse(struct parse *p, const char *prog, unsigned int flags, scxpol_c
 	}
 	argv[argc] = NULL;
 	fast = 0;
-	r = scxpol_cli_parse(&p->cli, argc, argv);
+	p->a.sz = sizeof(p->a);
+	r = scxpol_cli_parse(&p->cli, &p->a, argc, argv);
 	scxpol_log_set(count_log, SCXPOL_LOG_DEBUG, NULL);
 	return r;
 }
@@ -394,37 +389,37 @@ static void test_values(void **state)
 	assert_int_equal(p.m.slice, 5);
 	assert_int_equal(p.m.calls, 1);
 	assert_int_equal(fast, 1);
-	assert_int_equal(p.cli.pin_gid, 4242);
-	assert_int_equal(p.cli.pin_mode, 0660);
-	assert_true(p.cli.verifier_stats);
-	assert_true(p.cli.load_only);
-	assert_true(p.cli.verbose);
-	assert_string_equal(p.cli.stats_socket, "/tmp/x.sock");
-	assert_int_equal(p.cli.max_restarts, 3);
-	assert_false(p.cli.no_restart);
-	assert_int_equal(p.cli.hint_prune_ms, 5000);
-	assert_false(p.cli.no_hint_prune);
-	assert_int_equal(p.cli.timeout_ms, 4000);
+	assert_int_equal(p.a.pin_gid, 4242);
+	assert_int_equal(p.a.pin_mode, 0660);
+	assert_true(p.a.verifier_stats);
+	assert_true(p.a.load_only);
+	assert_true(p.a.verbose);
+	assert_string_equal(p.a.stats_socket, "/tmp/x.sock");
+	assert_int_equal(p.a.max_restarts, 3);
+	assert_false(p.a.no_restart);
+	assert_int_equal(p.a.hint_prune_ms, 5000);
+	assert_false(p.a.no_hint_prune);
+	assert_int_equal(p.a.timeout_ms, 4000);
 	expect_streams(&p.st, "", "");
 
 	/* --max-restarts 0: scxpol_sched_run()'s no_restart (its max_restarts 0 is "no limit") */
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, no_restart), SCXPOL_CLI_CONTINUE);
-	assert_true(p.cli.no_restart);
-	assert_int_equal(p.cli.max_restarts, 0);
+	assert_true(p.a.no_restart);
+	assert_int_equal(p.a.max_restarts, 0);
 	/* --hint-prune 0: no_hint_prune (its hint_prune_ms 0 is "every 60 s") */
-	assert_true(p.cli.no_hint_prune);
-	assert_int_equal(p.cli.hint_prune_ms, 0);
+	assert_true(p.a.no_hint_prune);
+	assert_int_equal(p.a.hint_prune_ms, 0);
 	expect_streams(&p.st, "", "");
 
 	/* nothing given: all zero, which scxpol_sched_opts reads as the loader's group */
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, none), SCXPOL_CLI_CONTINUE);
-	assert_int_equal(p.cli.pin_gid, 0);
-	assert_int_equal(p.cli.pin_mode, 0);
-	assert_false(p.cli.verifier_stats || p.cli.load_only || p.cli.verbose ||
-		     p.cli.no_restart || p.cli.no_hint_prune);
-	assert_int_equal(p.cli.max_restarts, 0);
-	assert_int_equal(p.cli.hint_prune_ms, 0);
-	assert_null(p.cli.stats_socket);
+	assert_int_equal(p.a.pin_gid, 0);
+	assert_int_equal(p.a.pin_mode, 0);
+	assert_false(p.a.verifier_stats || p.a.load_only || p.a.verbose ||
+		     p.a.no_restart || p.a.no_hint_prune);
+	assert_int_equal(p.a.max_restarts, 0);
+	assert_int_equal(p.a.hint_prune_ms, 0);
+	assert_null(p.a.stats_socket);
 	assert_int_equal(p.m.calls, 0);
 	assert_int_equal(fast, 0);
 	expect_streams(&p.st, "", "");
@@ -437,8 +432,8 @@ static void test_pin_group_by_name(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, args), SCXPOL_CLI_CONTINUE);
-	assert_int_equal(p.cli.pin_gid, 0);
-	assert_int_equal(p.cli.pin_mode, 0660);
+	assert_int_equal(p.a.pin_gid, 0);
+	assert_int_equal(p.a.pin_mode, 0660);
 	expect_streams(&p.st, "", "");
 }
 
@@ -471,84 +466,6 @@ static void test_pin_group_root_needs_root_group(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-/*
- * A program built before --max-restarts passes a struct scxpol_cli that
- * ends before the field: the option is not offered (not in its usage,
- * unknown to getopt, not written past the struct's end), and the program
- * may have an option of that name of its own.
- */
-static int old_option(struct scxpol_cli *c, int opt, const char *arg)
-{
-	(void)opt;
-	*(const char **)c->ctx = arg;
-	return SCXPOL_CLI_CONTINUE;
-}
-
-/*
- * @prog offering @flags with a struct that ends at @sz, given "--@name 2":
- * refused as unknown, with @usage after getopt's complaint; or, with an
- * own option of that name, passed to the program. Nothing is written to
- * the option's fields (which @sz leaves out).
- */
-static void old_struct_case(const char *prog, unsigned int flags, size_t sz, const char *name,
-			    const char *usage)
-{
-	const struct option own[] = { { name, required_argument, NULL, 'o' }, { 0 } };
-	char opt[64];
-	char *args[] = { (char *)prog, opt, "2", NULL };
-	const char *got = NULL;
-	struct parse p;
-	int k;
-
-	snprintf(opt, sizeof(opt), "--%s", name);
-	for (k = 0; k < 2; k++) {
-		memset(&p, 0, sizeof(p));
-		open_streams(&p.st);
-		p.cli = (struct scxpol_cli){ .sz = sz, .prog = prog, .flags = flags,
-					     .out = p.st.out, .err = p.st.err };
-		if (k) {
-			p.cli.options = own;
-			p.cli.option = old_option;
-			p.cli.ctx = &got;
-		}
-		assert_int_equal(scxpol_cli_parse(&p.cli, 3, args), k ? SCXPOL_CLI_CONTINUE : 2);
-		scxpol_log_set(count_log, SCXPOL_LOG_DEBUG, NULL);
-		assert_false(p.cli.no_restart || p.cli.no_hint_prune);
-		assert_int_equal(p.cli.max_restarts, 0);
-		assert_int_equal(p.cli.hint_prune_ms, 0);
-		/* getopt's own complaint goes to stderr only, then the usage */
-		expect_streams(&p.st, "", k ? "" : usage);
-	}
-	assert_string_equal(got, "2");
-}
-
-static void test_max_restarts_old_struct(void **state)
-{
-	(void)state;
-	old_struct_case("minimal", SCXPOL_CLI_LOAD, offsetof(struct scxpol_cli, no_restart),
-			"max-restarts", "usage: minimal [options]\n" USAGE_LOAD_OLD USAGE_VH);
-}
-
-/* The same for a program built before --timeout-ms. */
-static void test_timeout_old_struct(void **state)
-{
-	(void)state;
-	old_struct_case("ads", SCXPOL_CLI_LOAD | SCXPOL_CLI_HINTS,
-			offsetof(struct scxpol_cli, timeout_ms), "timeout-ms",
-			"usage: ads [options]\n" USAGE_LOAD_RESTARTS
-			"  --hint-prune SECS    remove the hints of gone tasks and cgroups at attach\n"
-			"                       and every SECS s (default 60); 0: never\n" USAGE_VH);
-}
-
-/* The same for a program built before --hint-prune, which offers the rest. */
-static void test_hint_prune_old_struct(void **state)
-{
-	(void)state;
-	old_struct_case("ads", SCXPOL_CLI_LOAD | SCXPOL_CLI_HINTS,
-			offsetof(struct scxpol_cli, no_hint_prune), "hint-prune",
-			"usage: ads [options]\n" USAGE_LOAD_PRE_TIMEOUT);
-}
-
 /* A second parse starts over (getopt's optind), with operands moved after the options. */
 static void test_parse_twice(void **state)
 {
@@ -563,7 +480,7 @@ static void test_parse_twice(void **state)
 	expect_streams(&p.st, "", "");
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, second), SCXPOL_CLI_CONTINUE);
 	assert_int_equal(p.m.slice, 9);
-	assert_true(p.cli.verbose);
+	assert_true(p.a.verbose);
 	expect_streams(&p.st, "", "");
 	/* the options are read wherever they are; the operand is still refused */
 	assert_int_equal(parse(&p, "mypol", ALL_FLAGS, NULL, permuted), 2);
@@ -641,9 +558,9 @@ static void test_endings(void **state)
 		assert_int_equal(parse(&p, endings[i].prog, endings[i].flags, endings[i].usage,
 				       endings[i].argv), endings[i].status);
 		/* nothing refused is stored */
-		assert_false(p.cli.load_only || p.cli.verifier_stats);
-		assert_int_equal(p.cli.pin_mode, 0);
-		assert_null(p.cli.stats_socket);
+		assert_false(p.a.load_only || p.a.verifier_stats);
+		assert_int_equal(p.a.pin_mode, 0);
+		assert_null(p.a.stats_socket);
 		expect_streams(&p.st, endings[i].out, endings[i].err);
 	}
 }
@@ -654,6 +571,7 @@ static void test_help_unwritable(void **state)
 	char *argv[] = { "mypol", "--help", NULL };
 	struct streams st;
 	struct scxpol_cli c;
+	SCXPOL_OPTS(scxpol_cli_args, a);
 	FILE *full = fopen("/dev/full", "w");
 
 	(void)state;
@@ -661,7 +579,7 @@ static void test_help_unwritable(void **state)
 	open_streams(&st);
 	c = (struct scxpol_cli){ .sz = sizeof(c), .prog = "mypol", .flags = ALL_FLAGS,
 				 .usage = usage_fn, .out = full, .err = st.err };
-	assert_int_equal(scxpol_cli_parse(&c, 2, argv), 1);
+	assert_int_equal(scxpol_cli_parse(&c, &a, 2, argv), 1);
 	scxpol_log_set(count_log, SCXPOL_LOG_DEBUG, NULL);
 	fclose(full);
 	expect_streams(&st, "", "mypol: cannot write the output: No space left on device\n");
@@ -727,32 +645,42 @@ static void test_misuse(void **state)
 		{ 0 },
 	};
 	char *args[] = { "mypol", "-s", "5", NULL };
-	char want[256];
+	char want[512];
 	struct parse p;
+	SCXPOL_OPTS(scxpol_cli_args, a);
+	struct scxpol_cli_args old_args = { .sz = offsetof(struct scxpol_cli_args, timeout_ms) };
 
 	(void)state;
 	/* a struct from before the own options */
 	open_streams(&p.st);
 	SCXPOL_OPTS(scxpol_cli, old, .prog = "mypol", .out = p.st.out, .err = p.st.err);
 	old.sz = offsetof(struct scxpol_cli, options);
-	assert_int_equal(scxpol_cli_parse(&old, 3, args), 2);
+	assert_int_equal(scxpol_cli_parse(&old, &a, 3, args), 2);
+	/* the values' struct must hold every value; there must be one */
+	old.sz = sizeof(old);
+	assert_int_equal(scxpol_cli_parse(&old, &old_args, 3, args), 2);
+	assert_int_equal(scxpol_cli_parse(&old, NULL, 3, args), 2);
 	snprintf(want, sizeof(want), "mypol: struct scxpol_cli: sz %zu is too small; set it to "
-		 "sizeof(struct scxpol_cli)\n", offsetof(struct scxpol_cli, options));
+		 "sizeof(struct scxpol_cli)\n"
+		 "mypol: struct scxpol_cli: sz %zu of struct scxpol_cli_args is too small; set it "
+		 "to sizeof(struct scxpol_cli_args)\n"
+		 "mypol: scxpol_cli_parse: the struct scxpol_cli_args is NULL\n",
+		 offsetof(struct scxpol_cli, options), offsetof(struct scxpol_cli_args, timeout_ms));
 	expect_streams(&p.st, "", want);
 
 	/* own options that redefine a common one, or without a callback */
 	open_streams(&p.st);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "mypol", .out = p.st.out, .err = p.st.err,
 		    .option = mypol_option, .ctx = &p.m, .shortopts = "s:v");
-	assert_int_equal(scxpol_cli_parse(&cli, 3, args), 2);
+	assert_int_equal(scxpol_cli_parse(&cli, &a, 3, args), 2);
 	cli.shortopts = NULL;
 	cli.options = own_verbose;
-	assert_int_equal(scxpol_cli_parse(&cli, 3, args), 2);
+	assert_int_equal(scxpol_cli_parse(&cli, &a, 3, args), 2);
 	cli.options = own_value;
-	assert_int_equal(scxpol_cli_parse(&cli, 3, args), 2);
+	assert_int_equal(scxpol_cli_parse(&cli, &a, 3, args), 2);
 	cli.options = mypol_opts;
 	cli.option = NULL;
-	assert_int_equal(scxpol_cli_parse(&cli, 3, args), 2);
+	assert_int_equal(scxpol_cli_parse(&cli, &a, 3, args), 2);
 	expect_streams(&p.st, "",
 		       "mypol: struct scxpol_cli: own option -v is a common option\n"
 		       "mypol: struct scxpol_cli: own option --verbose is a common option\n"
@@ -764,6 +692,7 @@ static void test_misuse(void **state)
 /* Run scxpol_cli_parse(@c, @args) with stderr in a file; its status, what stderr got in @buf. */
 static int parse_to_stderr(struct scxpol_cli *c, char **args, char *buf, size_t len)
 {
+	SCXPOL_OPTS(scxpol_cli_args, a);
 	FILE *f = tmpfile();
 	int fd, r, argc = 0;
 	size_t n;
@@ -774,7 +703,7 @@ static int parse_to_stderr(struct scxpol_cli *c, char **args, char *buf, size_t 
 	fflush(stderr);
 	fd = dup(2);
 	assert_true(fd >= 0 && dup2(fileno(f), 2) == 2);
-	r = scxpol_cli_parse(c, argc, args);
+	r = scxpol_cli_parse(c, &a, argc, args);
 	fflush(stderr);
 	assert_int_equal(dup2(fd, 2), 2);
 	close(fd);
@@ -828,10 +757,11 @@ static void test_run_errors(void **state)
 	/* the open failed: its message */
 	open_streams(&st);
 	SCXPOL_OPTS(scxpol_cli, cli, .prog = "mypol", .flags = ALL_FLAGS, .out = st.out,
-		    .err = st.err, .verifier_stats = true);
+		    .err = st.err);
+	SCXPOL_OPTS(scxpol_cli_args, args, .verifier_stats = true);
 	s = scxpol_sched_open(&no_skel);
 	assert_null(s);
-	assert_int_equal(scxpol_cli_run(s, &cli, NULL), 1);
+	assert_int_equal(scxpol_cli_run(s, &cli, &args, NULL), 1);
 	expect_streams(&st, "",
 		       "error: scxpol_sched_open: opts.skel is NULL; use SCXPOL_SKEL(name)\n");
 
@@ -844,7 +774,7 @@ static void test_run_errors(void **state)
 	open_streams(&st);
 	cli.out = st.out;
 	cli.err = st.err;
-	assert_int_equal(scxpol_cli_run(s, &cli, &bad_ro.ro), 1);
+	assert_int_equal(scxpol_cli_run(s, &cli, &args, &bad_ro.ro), 1);
 	snprintf(want, sizeof(want), "error: scxpol_run_opts: caller's struct has non-zero fields "
 		 "this libscxpol (%s) does not know (byte %zu)\n", scxpol_version(),
 		 sizeof(struct scxpol_run_opts));
@@ -852,7 +782,7 @@ static void test_run_errors(void **state)
 	open_streams(&st);
 	cli.out = st.out;
 	cli.err = st.err;
-	assert_int_equal(scxpol_cli_run(s, &cli, NULL), 1);
+	assert_int_equal(scxpol_cli_run(s, &cli, &args, NULL), 1);
 	scxpol_sched_close(s);
 	snprintf(want, sizeof(want), "error: this kernel has no sched_ext (%s/sys/kernel/sched_ext "
 		 "is missing; it needs CONFIG_SCHED_CLASS_EXT=y, Linux 6.12 or later)\n", root);
@@ -918,9 +848,6 @@ int main(void)
 		cmocka_unit_test(test_pin_group_by_name),
 		cmocka_unit_test(test_pin_group_root_needs_root_group),
 		cmocka_unit_test(test_parse_twice),
-		cmocka_unit_test(test_max_restarts_old_struct),
-		cmocka_unit_test(test_hint_prune_old_struct),
-		cmocka_unit_test(test_timeout_old_struct),
 		cmocka_unit_test(test_endings),
 		cmocka_unit_test(test_help_unwritable),
 		cmocka_unit_test(test_finish),
