@@ -264,7 +264,7 @@ SCXPOL_HIDDEN int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned i
 /*
  * scxpol_hint_prune() on the pinned hint maps of @s's policy (a client
  * opened on its pin root); *@removed gets the count. Called by
- * scxpol_sched_run() for a policy with hints (lib/sched.c).
+ * scxpol_sched_run() for a policy with hints (lib/sched_run.c).
  */
 SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int *removed);
 

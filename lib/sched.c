@@ -1,84 +1,30 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Scheduler lifecycle: open/load/attach/run/detach/restart of a policy. */
+/*
+ * Scheduler lifecycle: open, load, attach, detach and close of a policy,
+ * its accessors and exit record. The handle: lib/sched_internal.h.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "internal.h"
-#include "scxpol/cpuset.h"
-#include "scxpol/match.h"
+#include "sched_internal.h"
 #include "scxpol/abi/sched.h"
 #include "scxpol/sched.h"
 #include "scxpol/skel.h"
-#include "scxpol/topology.h"
 
 #define EXIT_MAP "scxpol_exit"
 #define HOTPLUG_MAP "scxpol_hotplug"
-#define EXIT_KIND_UNREG 64 /* SCX_EXIT_UNREG: the loader's own detach */
 #define PIN_BASE SCXPOL_PIN_BASE
-
-struct scxpol_sched {
-	struct scxpol_sched_opts opts;
-	void *skel;
-	struct bpf_object *obj;
-	struct bpf_map *ops_map;
-	struct bpf_link *ops_link;
-	struct bpf_link **links;
-	size_t nr_links;
-	bool loaded;
-	/*
-	 * A step after the BPF load failed (pin permissions, an extension, the
-	 * loaded hook): the object is loaded but not set up. Its error and
-	 * message, returned again by later loads and attaches.
-	 */
-	int load_err;
-	char load_msg[512];
-	char name[128];
-	char pin_root[PATH_MAX];
-	char sysfs_root[PATH_MAX];
-	char btf_path[PATH_MAX];
-	struct scxpol_sched_exit_record exit;
-	bool have_exit;
-	unsigned int restarts;
-	/* scxpol_sched_set_timeout()'s, 0: none; what the object had before it */
-	unsigned int timeout_ms, timeout_bpf;
-	/* the last run ended on a restart no_restart refused: what asked for it */
-	bool restart_refused;
-	char refused_why[SCXPOL_EXIT_MSG_LEN + 64];
-	/* this run has warned of a failed hint prune */
-	bool prune_warned;
-	/* the hotplug record's events when the policy was last attached */
-	__u64 hotplug_seen;
-	volatile sig_atomic_t stop;
-	/* the first signal that set stop and its sender, logged by the run loop
-	 * (lock-free atomics: the handler may run on another thread) */
-	atomic_int stop_sig, stop_pid;
-	int wake_fd[2];
-	/* held while the object is freed or marked loaded (other threads read it) */
-	pthread_mutex_t obj_lock;
-	struct {
-		scxpol_sched_ext_fn fn;
-		void *data;
-	} ext[SCXPOL_SCHED_EXT_NR];
-	/* where scxpol_sched_print_prog_stats() printed: run counts go there at detach */
-	FILE *prog_stats_f;
-	struct scxpol_match_cgroups match_cgroups;
-	struct scxpol_pool_planned planned;
-};
 
 static const char *const exit_kind_names[][2] = {
 	{ "0", "NONE" },	  { "1", "DONE" },	   { "64", "UNREG" },
@@ -206,103 +152,12 @@ static void *ops_field(struct scxpol_sched *s, const char *field, size_t *size)
 	return NULL;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	char *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static unsigned int pin_mode(const struct scxpol_sched *s)
-{
-	return s->opts.pin_mode ? s->opts.pin_mode : 0600;
-}
-
-/* Point every map pinned BY_NAME at <pin_root>/<map name>. */
-static int setup_pins(struct scxpol_sched *s)
-{
-	struct bpf_map *map;
-	char path[PATH_MAX];
-	int r;
-
-	bpf_object__for_each_map(map, s->obj) {
-		if (!bpf_map__pin_path(map))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", s->pin_root, bpf_map__name(map)) >=
-		    (int)sizeof(path))
-			return scxpol_err(ENAMETOOLONG, "pin path too long: %s", s->pin_root);
-		r = bpf_map__set_pin_path(map, path);
-		if (r)
-			return scxpol_err(-r, "cannot set pin path %s: %s", path, strerror(-r));
-	}
-	return 0;
-}
-
-unsigned int scxpol_pin_dir_mode(unsigned int mode)
-{
-	/*
-	 * The owner may do anything; group and other only search (x) where the
-	 * files grant them access: write permission on the directory would let
-	 * them unlink or replace the pinned maps, read would let them list it.
-	 */
-	return 0700 | ((mode & 070) ? 010 : 0) | ((mode & 07) ? 01 : 0);
-}
-
-/*
- * After load: apply mode and group to the pin directory and files. A map
- * the programs may only read (BPF_F_RDONLY_PROG: limits, configuration)
- * is the loader's to write: its pin gets no write access for group and
- * others, who may read it.
- */
-static int fix_pin_perms(struct scxpol_sched *s)
-{
-	unsigned int mode = pin_mode(s), fmode;
-	unsigned int dmode = scxpol_pin_dir_mode(mode);
-	/* always set: a group an earlier run gave the reused pins is taken back */
-	gid_t gid = s->opts.pin_gid > 0 ? (gid_t)s->opts.pin_gid : getegid();
-	struct bpf_map *map;
-	bool any = false;
-
-	bpf_object__for_each_map(map, s->obj) {
-		const char *path = bpf_map__pin_path(map);
-
-		if (!path || !bpf_map__is_pinned(map))
-			continue;
-		any = true;
-		fmode = bpf_map__map_flags(map) & BPF_F_RDONLY_PROG ? mode & ~022U : mode;
-		if (chmod(path, fmode))
-			return scxpol_err(errno, "chmod %o %s: %s", fmode, path, strerror(errno));
-		if (chown(path, (uid_t)-1, gid))
-			return scxpol_err(errno, "chown :%u %s: %s", gid, path, strerror(errno));
-	}
-	if (!any)
-		return 0;
-	if (chmod(s->pin_root, dmode))
-		return scxpol_err(errno, "chmod %o %s: %s", dmode, s->pin_root, strerror(errno));
-	if (chown(s->pin_root, (uid_t)-1, gid))
-		return scxpol_err(errno, "chown :%u %s: %s", gid, s->pin_root, strerror(errno));
-	return 0;
-}
-
 /*
  * A hook's failure @r as a negative errno (a positive one is -EINVAL), with
  * a message naming the hook when the hook set none: an application's hook
  * may fail without a library call that would have said why.
  */
-static int hook_failed(const struct scxpol_sched *s, const char *hook, int r)
+int scxpol_sched__hook_failed(const struct scxpol_sched *s, const char *hook, int r)
 {
 	if (r > 0)
 		r = -EINVAL;
@@ -324,7 +179,6 @@ static int read_hotplug_seq(struct scxpol_sched *s, unsigned long long *seq)
 	return 0;
 }
 
-/* Open the skeleton, learn the policy name, run the configure hook. */
 /* The ops' timeout_ms: scxpol_sched_set_timeout()'s, else as the BPF side and configure left it. */
 static int apply_timeout(struct scxpol_sched *s)
 {
@@ -344,6 +198,7 @@ static int apply_timeout(struct scxpol_sched *s)
 	return 0;
 }
 
+/* Open the skeleton, learn the policy name, run the configure hook. */
 static int open_skeleton(struct scxpol_sched *s)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts);
@@ -373,7 +228,7 @@ static int open_skeleton(struct scxpol_sched *s)
 		snprintf(s->pin_root, sizeof(s->pin_root), "%s", s->opts.pin_root);
 	else
 		snprintf(s->pin_root, sizeof(s->pin_root), PIN_BASE "/%s", s->name);
-	r = setup_pins(s);
+	r = scxpol_sched__setup_pins(s);
 	if (r)
 		return r;
 	if (!bpf_object__find_map_by_name(s->obj, EXIT_MAP))
@@ -393,32 +248,30 @@ static int open_skeleton(struct scxpol_sched *s)
 		scxpol_err_clear();
 		r = scxpol_pool__plan(s, s->opts.plan, s->opts.ctx, s->sysfs_root);
 		if (r)
-			return hook_failed(s, "plan", r);
+			return scxpol_sched__hook_failed(s, "plan", r);
 	}
 	if (s->opts.configure) {
 		scxpol_err_clear();
 		r = s->opts.configure(s, s->skel, s->opts.ctx);
 		if (r)
-			return hook_failed(s, "configure", r);
+			return scxpol_sched__hook_failed(s, "configure", r);
 	}
 	r = apply_timeout(s);
 	return r ? r : scxpol_stats_check_object(s->obj, s->name);
 }
 
-static void close_object(struct scxpol_sched *s);
-
 /* open_skeleton(); on failure nothing stays open, so that a later load
  * opens (and checks) the object again instead of loading a refused one. */
-static int open_object(struct scxpol_sched *s)
+int scxpol_sched__open_object(struct scxpol_sched *s)
 {
 	int r = open_skeleton(s);
 
 	if (r)
-		close_object(s);
+		scxpol_sched__close_object(s);
 	return r;
 }
 
-static void close_object(struct scxpol_sched *s)
+void scxpol_sched__close_object(struct scxpol_sched *s)
 {
 	size_t i;
 
@@ -476,7 +329,7 @@ struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 	if (s->opts.pin_gid == 0)
 		s->opts.pin_gid = -1;
 	libbpf_set_print(libbpf_print_fn);
-	r = open_object(s);
+	r = scxpol_sched__open_object(s);
 	if (r) {
 		scxpol_sched_close(s);
 		errno = -r;
@@ -493,7 +346,7 @@ int scxpol_sched_load(struct scxpol_sched *s)
 
 	scxpol_err_clear();
 	if (!s->skel) {
-		r = open_object(s);
+		r = scxpol_sched__open_object(s);
 		if (r)
 			return r;
 	}
@@ -507,31 +360,15 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	if (r)
 		return r;
 	if (s->pin_root[0] && bpf_object__find_map_by_name(s->obj, EXIT_MAP)) {
-		struct bpf_map *map;
-
-		bpf_object__for_each_map(map, s->obj) {
-			if (!bpf_map__pin_path(map))
-				continue;
-			/*
-			 * Parents traversable (not listable), so that a group
-			 * given access with pin_gid can reach the pins;
-			 * fix_pin_perms() sets the pin directory's own mode.
-			 */
-			r = mkdir_p(s->pin_root, 0711);
-			if (r)
-				return scxpol_err(-r, "cannot create pin directory %s: %s",
-						  s->pin_root, strerror(-r));
-			r = scxpol_privdir_check("pin directory", "the pins", s->pin_root);
-			if (r)
-				return r;
-			break;
-		}
+		r = scxpol_sched__make_pin_dir(s);
+		if (r)
+			return r;
 	}
 	r = s->opts.skel->load(s->skel);
 	if (r) {
 		r = r < 0 ? r : -errno;
 		/* libbpf loads an object once, even a refused one: a retry opens anew */
-		close_object(s);
+		scxpol_sched__close_object(s);
 		if (r == -ENOTSUP || r == -EOPNOTSUPP)
 			return scxpol_err(EOPNOTSUPP, "%s: the kernel cannot load this policy: it lacks "
 					  "a sched_ext_ops callback or kfunc the policy uses (libbpf's "
@@ -544,7 +381,7 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	pthread_mutex_unlock(&s->obj_lock);
 	memset(&s->exit, 0, sizeof(s->exit));
 	s->have_exit = false;
-	r = fix_pin_perms(s);
+	r = scxpol_sched__fix_pin_perms(s);
 	for (i = 0; !r && i < SCXPOL_SCHED_EXT_NR; i++)
 		if (s->ext[i].fn)
 			r = s->ext[i].fn(s, s->ext[i].data);
@@ -554,7 +391,7 @@ int scxpol_sched_load(struct scxpol_sched *s)
 		scxpol_err_clear();
 		r = s->opts.loaded(s, s->skel, s->opts.ctx);
 		if (r)
-			r = hook_failed(s, "loaded", r);
+			r = scxpol_sched__hook_failed(s, "loaded", r);
 	}
 	if (r) {
 		/*
@@ -594,7 +431,7 @@ static void drop_links(struct scxpol_sched *s, size_t from)
  * at attach); false if it has none. A copy may be caught between an
  * event's stores: hotplug_settle() takes one only once the next poll's agrees.
  */
-static bool read_hotplug(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
+bool scxpol_sched__read_hotplug(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, HOTPLUG_MAP);
 	__u32 zero = 0;
@@ -670,7 +507,7 @@ int scxpol_sched_attach(struct scxpol_sched *s)
 		return r;
 	first_link = s->nr_links;
 	/* events from here on are this attach's (the callbacks run only once attached) */
-	s->hotplug_seen = read_hotplug(s, &hp) ? hp.events : 0;
+	s->hotplug_seen = scxpol_sched__read_hotplug(s, &hp) ? hp.events : 0;
 	/* Tracing programs first, so they see the scheduler's first events. */
 	bpf_object__for_each_program(prog, s->obj) {
 		enum bpf_prog_type t = bpf_program__type(prog);
@@ -744,8 +581,6 @@ bool scxpol_sched_exited(struct scxpol_sched *s)
 	return s && read_exit_record(s) == 0;
 }
 
-static void print_run_stats(struct scxpol_sched *s, FILE *f);
-
 int scxpol_sched_detach(struct scxpol_sched *s)
 {
 	SCXPOL_NONNULL(s, "scheduler");
@@ -761,7 +596,7 @@ int scxpol_sched_detach(struct scxpol_sched *s)
 		read_exit_record(s);
 		scxpol_log(SCXPOL_LOG_INFO, "%s: detached", s->name);
 		if (s->prog_stats_f)
-			print_run_stats(s, s->prog_stats_f);
+			scxpol_sched__print_run_stats(s, s->prog_stats_f);
 	}
 	return 0;
 }
@@ -789,7 +624,7 @@ void scxpol_sched_close(struct scxpol_sched *s)
 	if (!s)
 		return;
 	scxpol_sched_detach(s);
-	close_object(s);
+	scxpol_sched__close_object(s);
 	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++)
 		free(s->ext[i].data);
 	scxpol_match_cgroups_free(&s->match_cgroups);
@@ -890,539 +725,6 @@ int scxpol_sched_set_timeout(struct scxpol_sched *s, unsigned int ms)
 unsigned int scxpol_sched_restarts(const struct scxpol_sched *s)
 {
 	return s ? s->restarts : 0;
-}
-
-int scxpol_sched_prog_stats(struct scxpol_sched *s, struct scxpol_prog_stat *out, size_t n)
-{
-	SCXPOL_NONNULL(s, "scheduler");
-	struct bpf_program *prog;
-	size_t i = 0;
-
-	if (!s->loaded)
-		return scxpol_err(EINVAL, "%s: not loaded", s->name);
-	bpf_object__for_each_program(prog, s->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0)
-			continue;
-		if (i < n) {
-			memset(&info, 0, sizeof(info));
-			if (bpf_prog_get_info_by_fd(fd, &info, &len))
-				return scxpol_err(errno, "%s: cannot query program '%s': %s", s->name,
-						  bpf_program__name(prog), strerror(errno));
-			out[i].name = bpf_program__name(prog);
-			out[i].verified_insns = info.verified_insns;
-			out[i].run_cnt = info.run_cnt;
-			out[i].run_time_ns = info.run_time_ns;
-		}
-		i++;
-	}
-	return (int)i;
-}
-
-/* --- run loop --------------------------------------------------------- */
-
-static struct scxpol_sched *volatile running;
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	struct scxpol_sched *s = running;
-
-	int pid = 0;
-
-	(void)uc;
-	if (!s)
-		return;
-	/* si_pid names a sender only for kill(), sigqueue() and tgkill() */
-	if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
-		pid = si->si_pid;
-	/* the first signal stopped the run: a later ^C does not rename its sender */
-	if (!atomic_load_explicit(&s->stop_sig, memory_order_acquire)) {
-		atomic_store_explicit(&s->stop_pid, pid, memory_order_relaxed);
-		atomic_store_explicit(&s->stop_sig, sig, memory_order_release);
-	}
-	scxpol_sched_stop(s);
-}
-
-/* A scheduler stopped by a signal says who sent it: an unexpected detach
- * is otherwise hard to trace back to the script or service that did it. */
-static void log_stop_signal(struct scxpol_sched *s)
-{
-	int signo = atomic_load_explicit(&s->stop_sig, memory_order_acquire);
-	int pid = atomic_load_explicit(&s->stop_pid, memory_order_relaxed);
-	const char *sig = signo == SIGINT ? "SIGINT" : "SIGTERM";
-	char path[64], comm[32] = "";
-
-	if (pid <= 0) {
-		/* a terminal's ^C, or the kernel */
-		scxpol_log(SCXPOL_LOG_INFO, "%s: stopping on %s (no sending process)", s->name, sig);
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if (scxpol_read_file(NULL, path, comm, sizeof(comm)) < 0)
-		comm[0] = '\0';
-	scxpol_log(SCXPOL_LOG_INFO, "%s: stopping on %s from pid %d (%s)", s->name, sig, pid,
-		   comm[0] ? comm : "exited since");
-}
-
-void scxpol_sched_stop(struct scxpol_sched *s)
-{
-	int saved = errno;
-	char c = 1;
-
-	if (!s)
-		return;
-	s->stop = 1;
-	if (write(s->wake_fd[1], &c, 1) < 0) {
-		/* the pipe is full: the loop wakes anyway */
-	}
-	errno = saved;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Sleep up to @ms, woken early by a stop request (scxpol_sched_stop()'s byte). */
-static void wait_wake(struct scxpol_sched *s, int ms)
-{
-	struct pollfd pfd = { .fd = s->wake_fd[0], .events = POLLIN };
-	char buf[16];
-
-	if (poll(&pfd, 1, ms) > 0 && read(s->wake_fd[0], buf, sizeof(buf)) < 0) {
-		/* nothing to drain */
-	}
-}
-
-/*
- * A restart asked less than RESTART_QUICK_MS after the attach waits before
- * the reload, RESTART_DELAY_MS doubled for each such restart in a row up to
- * RESTART_DELAY_MAX_MS: a policy that asks again at once (from its init, or
- * in a burst of hotplug events) would run the verifier in a tight loop.
- */
-#define RESTART_QUICK_MS 2000
-#define RESTART_DELAY_MS 100
-#define RESTART_DELAY_MAX_MS 5000
-
-/* The wait before the @quick-th quick restart in a row (0: none). */
-static unsigned int restart_delay(unsigned int quick)
-{
-	unsigned int ms = quick ? RESTART_DELAY_MS : 0;
-
-	while (quick-- > 1 && ms < RESTART_DELAY_MAX_MS)
-		ms *= 2;
-	return ms < RESTART_DELAY_MAX_MS ? ms : RESTART_DELAY_MAX_MS;
-}
-
-/* Wait @ms unless a stop is asked; whether one was. */
-static bool backoff(struct scxpol_sched *s, unsigned int ms)
-{
-	uint64_t end = now_ms() + ms, t;
-
-	while (!s->stop && (t = now_ms()) < end)
-		wait_wake(s, (int)(end - t));
-	return s->stop;
-}
-
-int scxpol_sched_hotplug_busy(const char *root, int cpu, bool online)
-{
-	struct scxpol_cpuset *present = NULL;
-	char path[96], state[32], target[32], list[4096];
-	int r, c = -1;
-
-	if (cpu >= 0) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-		r = scxpol_read_file(root, path, state, sizeof(state));
-		if (r >= 0 && strcmp(state, "0") && strcmp(state, "1"))
-			return scxpol_err(EINVAL, "%s%s: '%s', not 0 or 1", root ? root : "", path,
-					  state);
-		if (r >= 0 && (state[0] == '1') != online)
-			return 1;
-		if (r < 0 && r != -ENOENT)
-			return scxpol_err(-r, "%s%s: %s", root ? root : "", path, strerror(-r));
-	}
-	r = scxpol_read_file(root, "/sys/devices/system/cpu/present", list, sizeof(list));
-	if (r < 0)
-		return scxpol_err(-r, "%s/sys/devices/system/cpu/present: %s", root ? root : "",
-				  strerror(-r));
-	present = scxpol_cpuset_parse(list, SCXPOL_TOPO_MAX_CPUS);
-	if (!present) {
-		r = -errno;
-		snprintf(list, sizeof(list), "%s", scxpol_last_error());
-		return scxpol_err(-r, "%s/sys/devices/system/cpu/present: %s", root ? root : "",
-				  list);
-	}
-	r = 0;
-	while ((c = scxpol_cpuset_next(present, c)) >= 0) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/hotplug/state", c);
-		if (scxpol_read_file(root, path, state, sizeof(state)) < 0)
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/hotplug/target", c);
-		if (scxpol_read_file(root, path, target, sizeof(target)) >= 0 &&
-		    strcmp(state, target)) {
-			r = 1;
-			break;
-		}
-	}
-	scxpol_cpuset_free(present);
-	return r;
-}
-
-/*
- * How long a restart waits for a hotplug event to complete. Taking a CPU
- * down goes on after ops.cpu_offline (its tasks are pushed off, then it
- * dies); unloading the policy while it does is what the callbacks avoid
- * (<scxpol/sched.bpf.h>). An event that starts after the wait ended and
- * before the detach completed can still overlap it.
- */
-#define HOTPLUG_SETTLE_MS 10000
-#define HOTPLUG_POLL_MS 20
-
-/*
- * Wait until no CPU hotplug operation is under way
- * (scxpol_sched_hotplug_busy()) on two polls in a row, in which @rec (if
- * not NULL) stayed the same: no new event, and a copy whose stores were
- * all seen, whose CPU then got where it was going. Up to
- * HOTPLUG_SETTLE_MS, then a warning; false if a stop or the scheduler's
- * exit (if @rec: the policy's hotplug event is being waited for) came first.
- */
-static bool hotplug_settle(struct scxpol_sched *s, struct scxpol_hotplug_record *rec)
-{
-	uint64_t end = now_ms() + HOTPLUG_SETTLE_MS;
-	struct scxpol_hotplug_record prev = { 0 };
-	bool quiet = false, warned = false;
-	int r;
-
-	if (rec)
-		prev = *rec;
-	for (;;) {
-		wait_wake(s, HOTPLUG_POLL_MS);
-		if (s->stop || (rec && scxpol_sched_exited(s)))
-			return false;
-		if (rec)
-			read_hotplug(s, rec);
-		r = scxpol_sched_hotplug_busy(s->sysfs_root, rec ? rec->cpu : -1,
-					      rec && rec->online);
-		if (r < 0 && !warned) {
-			scxpol_log(SCXPOL_LOG_WARN, "%s: cannot tell whether a CPU hotplug "
-				   "operation is under way: %s", s->name, scxpol_last_error());
-			warned = true;
-		}
-		if (r > 0 || (rec && memcmp(rec, &prev, sizeof(prev))))
-			quiet = false;
-		else if (quiet)
-			return true;
-		else
-			quiet = true;
-		if (rec)
-			prev = *rec;
-		if (now_ms() >= end) {
-			if (rec)
-				scxpol_log(SCXPOL_LOG_WARN, "%s: cpu %d is not %s %d ms after "
-					   "its hotplug event; going on", s->name, rec->cpu,
-					   rec->online ? "online" : "offline", HOTPLUG_SETTLE_MS);
-			else
-				scxpol_log(SCXPOL_LOG_WARN, "%s: a CPU hotplug operation is still "
-					   "under way after %d ms; going on", s->name,
-					   HOTPLUG_SETTLE_MS);
-			return true;
-		}
-	}
-}
-
-/*
- * Remove the hints of gone tasks and cgroups. A failure is logged once per
- * run and does not stop the policy: it only leaves the maps to fill up.
- */
-static void prune_hints(struct scxpol_sched *s)
-{
-	unsigned int removed = 0;
-	int r = scxpol_hint_prune_policy(s, &removed);
-
-	if (removed)
-		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pruned %u entries of gone tasks and cgroups",
-			   s->name, removed);
-	if (r < 0 && !s->prune_warned) {
-		scxpol_log(SCXPOL_LOG_WARN, "%s: hints: cannot prune the hints of gone tasks and "
-			   "cgroups (said once per run): %s", s->name, scxpol_last_error());
-		s->prune_warned = true;
-	}
-	scxpol_err_clear();
-}
-
-/*
- * Wait until a stop request, the scheduler's exit or a CPU hotplug event
- * the policy recorded (then, once it completed, *@hotplug says which);
- * let cgroup rules follow their directories every second, run the
- * periodic hook every interval, prune the hints at once (what died while
- * no policy ran) and then every hint_prune_ms.
- */
-static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro,
-			 struct scxpol_hotplug_record *hotplug)
-{
-	unsigned int interval = OPTS_GET(ro, interval_ms, 0) ?: 1000;
-	scxpol_sched_hook periodic = OPTS_GET(ro, periodic, NULL);
-	void *ctx = OPTS_GET(ro, ctx, NULL);
-	uint64_t next = now_ms() + interval, next_rules = now_ms() + 1000;
-	unsigned int prune_ms = OPTS_GET(ro, hint_prune_ms, 0) ?: 60000;
-	bool prune = s->ext[SCXPOL_SCHED_EXT_HINT].fn && !OPTS_GET(ro, no_hint_prune, false);
-	uint64_t next_prune = now_ms();
-	/* Exit is polled more often than the hook runs: it ends the wait. */
-	int poll_ms = interval < 100 ? (int)interval : 100;
-	struct scxpol_hotplug_record hp;
-
-	memset(hotplug, 0, sizeof(*hotplug));
-	while (!s->stop) {
-		uint64_t t;
-		int r;
-
-		wait_wake(s, poll_ms);
-		if (s->stop || scxpol_sched_exited(s))
-			break;
-		if (read_hotplug(s, &hp) && hp.events != s->hotplug_seen) {
-			if (hotplug_settle(s, &hp))
-				*hotplug = hp;
-			break;
-		}
-		t = now_ms();
-		if (t >= next_rules) {
-			next_rules = t + 1000;
-			r = scxpol_match_refresh(s);
-			if (r < 0)
-				return r;
-		}
-		if (periodic && t >= next) {
-			next = t + interval;
-			scxpol_err_clear();
-			r = periodic(s, s->skel, ctx);
-			if (r)
-				return hook_failed(s, "periodic", r);
-		}
-		if (prune && t >= next_prune) {
-			prune_hints(s);
-			next_prune = now_ms() + prune_ms;
-		}
-	}
-	return 0;
-}
-
-int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
-{
-	SCXPOL_NONNULL(s, "scheduler");
-	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
-	struct sigaction old_int, old_term;
-	sigset_t stop_sigs, old_mask;
-	unsigned int max_restarts, quick = 0, delay;
-	uint64_t attached_at, ended_at;
-	bool logged = false, asked;
-	int r = 0;
-
-	scxpol_err_clear();
-	if (!OPTS_VALID(ro, scxpol_run_opts))
-		return -EINVAL;
-	max_restarts = OPTS_GET(ro, max_restarts, 0);
-	s->restart_refused = false;
-	s->prune_warned = false;
-	/* s->stop is not cleared here: a stop asked as the run starts must not be lost */
-	atomic_store(&s->stop_sig, 0);
-	atomic_store(&s->stop_pid, 0);
-	running = s;
-	/* neither interrupts the other's handler halfway */
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	/* a caller may hold them from its attach on: one sent since is taken now */
-	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
-	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, &old_mask);
-
-	for (;;) {
-		struct scxpol_hotplug_record hp;
-		struct scxpol_sched_exit ei;
-		const char *why;
-		char hp_why[64];
-
-		/* stopped before an attach: none just to detach (the caller's is undone below) */
-		if (s->stop && !s->ops_link)
-			break;
-		r = scxpol_sched_attach(s);
-		if (r)
-			break;
-		attached_at = now_ms();
-		r = wait_attached(s, ro, &hp);
-		/* (what the detach takes under a slow host does not count) */
-		ended_at = now_ms();
-		if (!logged && atomic_load(&s->stop_sig)) {
-			log_stop_signal(s);
-			logged = true;
-		}
-		scxpol_sched_detach(s);
-		if (r)
-			break;
-		if (scxpol_sched_exit_info(s, &ei)) {
-			r = scxpol_err(EPROTO, "%s: detached without an exit record", s->name);
-			break;
-		}
-		scxpol_log(SCXPOL_LOG_DEBUG, "%s: exit %s (%s)%s%s", s->name, ei.kind_name,
-			   ei.reason, ei.msg[0] ? ": " : "", ei.msg);
-		/*
-		 * The policy's hotplug callbacks: the kernel left it loaded, the
-		 * library restarts it (if it was the library's detach that ended it).
-		 */
-		hp.events = ei.kind == EXIT_KIND_UNREG ? hp.events : 0;
-		why = ei.msg;
-		if (hp.events) {
-			snprintf(hp_why, sizeof(hp_why), "cpu %d went %s", hp.cpu,
-				 hp.online ? "online" : "offline");
-			why = hp_why;
-		}
-		asked = (ei.restart || hp.events) && !s->stop;
-		s->restart_refused = asked && OPTS_GET(ro, no_restart, false);
-		if (s->restart_refused)
-			snprintf(s->refused_why, sizeof(s->refused_why), "%s asked for a restart: %s",
-				 hp.events ? "a CPU hotplug" : "the kernel", why);
-		if (asked && !s->restart_refused) {
-			if (max_restarts && s->restarts >= max_restarts) {
-				r = scxpol_err(ELOOP, "%s: %s restart #%u, over max_restarts (%u): %s",
-					       s->name, hp.events ? "hotplug asked for" :
-					       "kernel asked for", s->restarts + 1, max_restarts, why);
-				break;
-			}
-			quick = ended_at - attached_at < RESTART_QUICK_MS ? quick + 1 : 0;
-			delay = restart_delay(quick);
-			if (delay)
-				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u) in %u ms (quick "
-					   "restart %u in a row: asked within %u ms of the attach): %s",
-					   s->name, s->restarts + 1, delay, quick, RESTART_QUICK_MS, why);
-			else
-				scxpol_log(SCXPOL_LOG_INFO, "%s: restarting (#%u): %s", s->name,
-					   s->restarts + 1, why);
-			/* a stop during the wait: no restart to count or reload */
-			if (delay && backoff(s, delay))
-				break;
-			/* the new plan reads the topology: not halfway through an event */
-			if (!hotplug_settle(s, NULL))
-				break;
-			s->restarts++;
-			close_object(s);
-			r = open_object(s);
-			/* a stop during the open: no attach just to detach */
-			if (r || s->stop)
-				break;
-			continue;
-		}
-		if (ei.kind >= 1024)
-			r = scxpol_err(ECANCELED, "%s: scheduler stopped on error %s: %s%s%s", s->name,
-				       ei.kind_name, ei.reason, ei.msg[0] ? ": " : "", ei.msg);
-		break;
-	}
-
-	/* a signal during the detach or a restart ended the run too */
-	if (!logged && atomic_load(&s->stop_sig))
-		log_stop_signal(s);
-	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	running = NULL;
-	s->stop = 0; /* spent: a later run runs */
-	return r;
-}
-
-int scxpol_sched_print_prog_stats(struct scxpol_sched *s, FILE *f)
-{
-	SCXPOL_NONNULL(s, "scheduler");
-	SCXPOL_NONNULL(f, "stream");
-	struct scxpol_prog_stat *st;
-	int n, i;
-
-	n = scxpol_sched_prog_stats(s, NULL, 0);
-	if (n <= 0)
-		return n;
-	st = calloc((size_t)n, sizeof(*st));
-	if (!st)
-		return scxpol_err(ENOMEM, "out of memory");
-	n = scxpol_sched_prog_stats(s, st, (size_t)n);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s: verifier: %s %u insns\n", s->name, st[i].name, st[i].verified_insns);
-	free(st);
-	if (n >= 0)
-		s->prog_stats_f = f;
-	return n < 0 ? n : 0;
-}
-
-/*
- * The sched_ext_ops member struct_ops program @prog is bound to, from the
- * kernel's BTF @kbtf (libbpf records the member's index in the kernel's
- * struct as the program's expected attach type); "-" for other programs.
- */
-static const char *prog_callback(const struct btf *kbtf, const struct btf_type *ops,
-				 struct bpf_program *prog)
-{
-	unsigned int idx = (unsigned int)bpf_program__expected_attach_type(prog);
-
-	if (!ops || bpf_program__type(prog) != BPF_PROG_TYPE_STRUCT_OPS || idx >= btf_vlen(ops))
-		return "-";
-	return btf__name_by_offset(kbtf, btf_members(ops)[idx].name_off);
-}
-
-/*
- * At detach, for the scxpol_sched_print_prog_stats() caller: one line per
- * program with its run count and run time, when the kernel counted them
- * (kernel.bpf_stats_enabled=1 while the scheduler ran). Read before the
- * object goes: the counts live in the programs.
- */
-static void print_run_stats(struct scxpol_sched *s, FILE *f)
-{
-	const struct btf_type *ops = NULL;
-	struct scxpol_prog_stat *st;
-	struct bpf_program *prog;
-	struct btf *kbtf;
-	uint64_t runs = 0;
-	int n, i = 0;
-
-	n = scxpol_sched_prog_stats(s, NULL, 0);
-	if (n <= 0)
-		return;
-	st = calloc((size_t)n, sizeof(*st));
-	if (!st)
-		return;
-	n = scxpol_sched_prog_stats(s, st, (size_t)n);
-	for (i = 0; i < n; i++)
-		runs += st[i].run_cnt;
-	if (!runs) {
-		free(st);
-		return;
-	}
-	kbtf = s->btf_path[0] ? btf__parse(s->btf_path, NULL) : btf__load_vmlinux_btf();
-	if (kbtf) {
-		__s32 id = btf__find_by_name_kind(kbtf, "sched_ext_ops", BTF_KIND_STRUCT);
-
-		ops = id > 0 ? btf__type_by_id(kbtf, (__u32)id) : NULL;
-	}
-	i = 0;
-	/* scxpol_sched_prog_stats() lists the programs in this order */
-	bpf_object__for_each_program(prog, s->obj) {
-		if (bpf_program__fd(prog) < 0)
-			continue;
-		if (i == n)
-			break;
-		fprintf(f, "%s: run: %s %s %llu runs %llu ns\n", s->name, st[i].name,
-			kbtf ? prog_callback(kbtf, ops, prog) : "-",
-			(unsigned long long)st[i].run_cnt, (unsigned long long)st[i].run_time_ns);
-		i++;
-	}
-	fflush(f);
-	btf__free(kbtf);
-	free(st);
 }
 
 int scxpol_sched_print_exit(struct scxpol_sched *s, FILE *f)
