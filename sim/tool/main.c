@@ -18,6 +18,7 @@
 
 #include <scxpol/common.h>
 #include <scxpol/sim.h>
+#include <scxpol/topology.h>
 
 #include "loaders.h"
 #include "report.h"
@@ -27,7 +28,7 @@
 #define ERR_LEN 1024
 
 struct opts {
-	const char *spec, *out, *svg, *policy_dir;
+	const char *spec, *out, *svg, *policy_dir, *sysfs;
 	const char *policies[SPEC_MAX_POLICIES];
 	unsigned int nr_policies;
 	bool bench, quiet;
@@ -52,6 +53,9 @@ static void usage(FILE *f)
 		"  --cpus N --smt N --llcs N --nodes N\n"
 		"                       the machine, instead of the spec's (CPUs are numbered\n"
 		"                       core by core, cores LLC by LLC, LLCs node by node)\n"
+		"  --sysfs DIR          the machine of the sysfs tree DIR/sys/devices/system\n"
+		"                       (as scxpol-topo --root reads it; / is this host): its\n"
+		"                       online CPUs numbered 0.. in the order of their ids\n"
 		"  --duration DUR --warmup DUR\n"
 		"                       measure DUR after a warm-up (250us, 3ms, 1.5s, 10s)\n"
 		"  --tick DUR --ctxsw DUR --ipi DUR --idle-exit DUR\n"
@@ -105,14 +109,15 @@ static int parse_dur(const char *opt, const char *arg, uint64_t *ns)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_CPUS = 256, O_SMT, O_LLCS, O_NODES, O_DURATION, O_WARMUP, O_TICK, O_CTXSW,
-	       O_IPI, O_IDLE_EXIT, O_SEED, O_SVG, O_POLICY_DIR, O_BENCH };
+	enum { O_CPUS = 256, O_SMT, O_LLCS, O_NODES, O_SYSFS, O_DURATION, O_WARMUP, O_TICK,
+	       O_CTXSW, O_IPI, O_IDLE_EXIT, O_SEED, O_SVG, O_POLICY_DIR, O_BENCH };
 	static const struct option lo[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "cpus", required_argument, NULL, O_CPUS },
 		{ "smt", required_argument, NULL, O_SMT },
 		{ "llcs", required_argument, NULL, O_LLCS },
 		{ "nodes", required_argument, NULL, O_NODES },
+		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "tick", required_argument, NULL, O_TICK },
@@ -141,7 +146,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->policies[o->nr_policies++] = optarg;
 			break;
 		case O_CPUS:
-			r = parse_u("--cpus", optarg, 1, 512, &v);
+			r = parse_u("--cpus", optarg, 1, SPEC_MAX_CPUS, &v);
 			o->cpus = (unsigned int)v;
 			break;
 		case O_SMT:
@@ -155,6 +160,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_NODES:
 			r = parse_u("--nodes", optarg, 1, 64, &v);
 			o->nodes = (unsigned int)v;
+			break;
+		case O_SYSFS:
+			o->sysfs = optarg;
+			if (strlen(optarg) >= sizeof(((struct spec *)0)->sysfs)) {
+				fprintf(stderr, "scxpol-sim: --sysfs: the path is longer than %zu "
+					"characters\n", sizeof(((struct spec *)0)->sysfs) - 1);
+				r = -1;
+			}
 			break;
 		case O_DURATION:
 			r = parse_dur("--duration", optarg, &o->duration_ns);
@@ -216,6 +229,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (r)
 		return 2;
+	if (o->sysfs && (o->cpus || o->smt || o->llcs || o->nodes)) {
+		fprintf(stderr, "scxpol-sim: --sysfs, or --cpus, --smt, --llcs and --nodes: "
+			"not both\n");
+		return 2;
+	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "scxpol-sim: %s\n", optind == argc ? "no spec file" :
 			"one spec file, then nothing");
@@ -288,17 +306,79 @@ static const struct wl_kind *wl_kind_of(enum comp_kind k)
 	return kinds[k];
 }
 
-static void machine_of(const struct spec *s, struct machine *m)
+static int machine_alloc(struct machine *m, unsigned int cpus)
+{
+	m->cpus = cpus;
+	m->core = calloc(cpus, sizeof(int));
+	m->llc = calloc(cpus, sizeof(int));
+	m->node = calloc(cpus, sizeof(int));
+	return m->core && m->llc && m->node ? 0 : -ENOMEM;
+}
+
+/*
+ * The machine of the sysfs tree under s->sysfs, read by scxpol_topo_load():
+ * its online CPUs numbered densely in the order of their ids, each in its
+ * core, LLC and node. Sets the spec's shape to what the tree has: cpus,
+ * llcs, nodes, and smt the most threads a core has (as the JSON reports
+ * it). 0, -ENOMEM, or -EINVAL with the library's message (naming the
+ * file) in @err.
+ */
+static int machine_sysfs(struct spec *s, struct machine *m, char *err, size_t errlen)
+{
+	struct scxpol_topo_opts to = { .sz = sizeof(to), .root = s->sysfs };
+	struct scxpol_topo *t = scxpol_topo_load(&to);
+	unsigned int c, i = 0, n, smt = 1;
+
+	if (!t) {
+		snprintf(err, errlen, "%s", scxpol_last_error());
+		return -EINVAL;
+	}
+	n = scxpol_cpuset_count(scxpol_topo_online(t));
+	if (n > SPEC_MAX_CPUS) {
+		snprintf(err, errlen, "%s: %u CPUs are online, the simulator takes at most %d",
+			 s->sysfs, n, SPEC_MAX_CPUS);
+		scxpol_topo_free(t);
+		return -EINVAL;
+	}
+	if (machine_alloc(m, n)) {
+		scxpol_topo_free(t);
+		return -ENOMEM;
+	}
+	for (c = 0; c < scxpol_topo_nr_cpus(t); c++) {
+		const struct scxpol_topo_cpu *tc = scxpol_topo_cpu(t, c);
+
+		if (!tc->online)
+			continue;
+		m->core[i] = tc->core;
+		m->llc[i] = tc->llc;
+		m->node[i] = tc->node;
+		i++;
+	}
+	for (c = 0; c < scxpol_topo_nr_cores(t); c++)
+		if (scxpol_cpuset_count(scxpol_topo_core_cpus(t, c)) > smt)
+			smt = scxpol_cpuset_count(scxpol_topo_core_cpus(t, c));
+	s->cpus = n;
+	s->smt = smt;
+	s->llcs = scxpol_topo_nr_llcs(t);
+	s->nodes = scxpol_topo_nr_nodes(t);
+	scxpol_topo_free(t);
+	return 0;
+}
+
+/* The machine of the spec's shape: CPUs core by core, cores LLC by LLC, LLCs node by node. */
+static int machine_shape(const struct spec *s, struct machine *m)
 {
 	unsigned int c, cores = s->cpus / s->smt, per_llc = cores / s->llcs,
 			llcs_per_node = s->llcs / s->nodes;
 
-	m->cpus = s->cpus;
+	if (machine_alloc(m, s->cpus))
+		return -ENOMEM;
 	for (c = 0; c < s->cpus; c++) {
 		m->core[c] = (int)(c / s->smt);
 		m->llc[c] = m->core[c] / (int)per_llc;
 		m->node[c] = m->llc[c] / (int)llcs_per_node;
 	}
+	return 0;
 }
 
 static void lat_members(FILE *f, const char *name, const struct scxpol_sim_lat *l)
@@ -569,6 +649,13 @@ static void apply_overrides(const struct opts *o, struct spec *s)
 		s->llcs = o->llcs;
 	if (o->nodes)
 		s->nodes = o->nodes;
+	/* a shape on the command line replaces the spec's sysfs tree, and --sysfs its shape */
+	if (o->cpus || o->smt || o->llcs || o->nodes)
+		s->sysfs[0] = '\0';
+	if (o->sysfs) {
+		snprintf(s->sysfs, sizeof(s->sysfs), "%s", o->sysfs);
+		snprintf(s->sysfs_where, sizeof(s->sysfs_where), "--sysfs %s", o->sysfs);
+	}
 	if (o->duration_ns)
 		s->duration_ns = o->duration_ns;
 	if (o->has_warmup)
@@ -598,7 +685,7 @@ int main(int argc, char **argv)
 	static struct spec spec;
 	struct opts o = { 0 };
 	char err[ERR_LEN], dirbuf[PATH_MAX];
-	struct machine m;
+	struct machine m = { 0 };
 	struct run *runs;
 	const char *dir;
 	unsigned int i, n;
@@ -614,9 +701,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	apply_overrides(&o, &spec);
-	if (spec_check_machine(&spec, err, sizeof(err))) {
-		fprintf(stderr, "scxpol-sim: the machine: %s\n", err);
-		return 2;
+	if (spec.sysfs[0]) {
+		r = machine_sysfs(&spec, &m, err, sizeof(err));
+		if (r == -EINVAL) {
+			fprintf(stderr, "scxpol-sim: %s: %s\n", spec.sysfs_where, err);
+			return 2;
+		}
+	} else {
+		if (spec_check_machine(&spec, err, sizeof(err))) {
+			fprintf(stderr, "scxpol-sim: the machine: %s\n", err);
+			return 2;
+		}
+		r = machine_shape(&spec, &m);
+	}
+	if (r) {
+		fprintf(stderr, "scxpol-sim: out of memory\n");
+		return 1;
 	}
 	if (spec_resolve(&spec, err, sizeof(err))) {
 		fprintf(stderr, "scxpol-sim: %s\n", err);
@@ -624,14 +724,10 @@ int main(int argc, char **argv)
 	}
 	n = o.nr_policies ? o.nr_policies : spec.nr_policies ? spec.nr_policies : 1;
 	runs = calloc(n, sizeof(*runs));
-	m.core = calloc(spec.cpus, sizeof(int));
-	m.llc = calloc(spec.cpus, sizeof(int));
-	m.node = calloc(spec.cpus, sizeof(int));
-	if (!runs || !m.core || !m.llc || !m.node) {
+	if (!runs) {
 		fprintf(stderr, "scxpol-sim: out of memory\n");
 		return 1;
 	}
-	machine_of(&spec, &m);
 	dir = policy_dir(&o, dirbuf, sizeof(dirbuf));
 	for (i = 0; i < n; i++) {
 		const char *text = o.nr_policies ? o.policies[i] :

@@ -82,11 +82,14 @@ void report_json(FILE *f, const struct spec *s, const struct run *runs, unsigned
 	int minimal = find(runs, n, "minimal");
 	unsigned int i, k;
 
-	fprintf(f, "{\"scxpol_sim\":1,\"spec\":\"%s\",\"machine\":{\"cpus\":%u,\"smt\":%u,"
+	fprintf(f, "{\"scxpol_sim\":1,\"spec\":\"%s\",\"machine\":{", s->path);
+	if (s->sysfs[0])
+		fprintf(f, "\"sysfs\":\"%s\",", s->sysfs);
+	fprintf(f, "\"cpus\":%u,\"smt\":%u,"
 		   "\"llcs\":%u,\"nodes\":%u,\"tick_ns\":%llu,\"ctxsw_ns\":%llu,\"ipi_ns\":%llu,"
 		   "\"idle_exit_ns\":%llu},\"seed\":%llu,\"duration_s\":%.3f,\"warmup_s\":%.3f,"
 		   "\"runs\":[",
-		s->path, s->cpus, s->smt, s->llcs, s->nodes, (unsigned long long)s->tick_ns,
+		s->cpus, s->smt, s->llcs, s->nodes, (unsigned long long)s->tick_ns,
 		(unsigned long long)s->ctxsw_ns, (unsigned long long)s->ipi_ns,
 		(unsigned long long)s->idle_exit_ns, (unsigned long long)s->seed,
 		(double)s->duration_ns / 1e9, (double)s->warmup_ns / 1e9);
@@ -131,8 +134,9 @@ void report_table(FILE *f, const struct spec *s, const struct run *runs, unsigne
 {
 	unsigned int i, k;
 
-	fprintf(f, "scxpol-sim %s: %u CPUs (%u SMT, %u LLCs, %u nodes), %.1f s after %.1f s, "
+	fprintf(f, "scxpol-sim %s: %u CPUs (%u SMT, %u LLCs, %u nodes%s%s), %.1f s after %.1f s, "
 		   "seed %llu\n", s->path, s->cpus, s->smt, s->llcs, s->nodes,
+		s->sysfs[0] ? " from " : "", s->sysfs,
 		(double)s->duration_ns / 1e9, (double)s->warmup_ns / 1e9,
 		(unsigned long long)s->seed);
 	fprintf(f, "%-28s", "policy");

@@ -22,6 +22,7 @@ struct ctx {
 	const char *path;
 	char *err;
 	size_t errlen;
+	const yaml_node_t *shape;	/* the machine's first cpus, smt, llcs or nodes */
 };
 
 static int bad(struct ctx *x, const yaml_node_t *n, const char *field, const char *fmt, ...)
@@ -322,15 +323,23 @@ static int walk(struct ctx *x, yaml_node_t *n, const char *where, const char *co
 	return 0;
 }
 
-static const char *const machine_keys[] = { "cpus", "smt", "llcs", "nodes", "tick", "ctxsw", "ipi",
-					    "idle_exit", NULL };
+static const char *const machine_keys[] = { "cpus", "smt", "llcs", "nodes", "sysfs", "tick",
+					    "ctxsw", "ipi", "idle_exit", NULL };
 
 static int machine_field(struct ctx *x, yaml_node_t *v, const char *k, const char *f, void *out)
 {
 	struct spec *s = out;
 
+	if (!x->shape && (!strcmp(k, "cpus") || !strcmp(k, "smt") || !strcmp(k, "llcs") ||
+			  !strcmp(k, "nodes")))
+		x->shape = v;
+	if (!strcmp(k, "sysfs")) {
+		snprintf(s->sysfs_where, sizeof(s->sysfs_where), "%s:%zu:%zu: %s", x->path,
+			 v->start_mark.line + 1, v->start_mark.column + 1, f);
+		return get_file(x, v, f, s->sysfs, sizeof(s->sysfs));
+	}
 	if (!strcmp(k, "cpus"))
-		return get_u32(x, v, f, 1, 512, &s->cpus);
+		return get_u32(x, v, f, 1, SPEC_MAX_CPUS, &s->cpus);
 	if (!strcmp(k, "smt"))
 		return get_u32(x, v, f, 1, 8, &s->smt);
 	if (!strcmp(k, "llcs"))
@@ -644,8 +653,13 @@ static int top_field(struct ctx *x, yaml_node_t *v, const char *k, const char *f
 	unsigned int i = 0;
 	int r;
 
-	if (!strcmp(k, "machine"))
-		return walk(x, v, "machine", machine_keys, machine_field, s);
+	if (!strcmp(k, "machine")) {
+		r = walk(x, v, "machine", machine_keys, machine_field, s);
+		if (!r && x->shape && s->sysfs[0])
+			return bad(x, x->shape, "machine", "sysfs, or cpus, smt, llcs and nodes: "
+				   "not both");
+		return r;
+	}
 	if (!strcmp(k, "duration"))
 		return get_duration(x, v, f, &s->duration_ns);
 	if (!strcmp(k, "warmup"))
@@ -775,7 +789,7 @@ int spec_load(const char *path, struct spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no workload", path);
 		r = -EINVAL;
 	}
-	if (!r && spec_check_machine(s, err, errlen) < 0)
+	if (!r && !s->sysfs[0] && spec_check_machine(s, err, errlen) < 0)
 		r = bad(&x, root, "machine", "%s", err);
 	yaml_document_delete(&x.doc);
 	yaml_parser_delete(&parser);

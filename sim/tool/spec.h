@@ -15,6 +15,7 @@
 #define SPEC_MAX_COMPONENTS 32
 #define SPEC_MAX_STEPS 32
 #define SPEC_MAX_POLICIES 16
+#define SPEC_MAX_CPUS 512	/* what a component's affinity (cpus[8]) holds */
 
 /* A duration or a distribution of durations, ns. */
 enum dist_kind { DIST_FIXED, DIST_EXP, DIST_UNIFORM, DIST_LOGNORMAL };
@@ -107,8 +108,14 @@ struct comp {
 
 struct spec {
 	char path[256];
-	/* machine */
+	/*
+	 * machine: a shape (cpus, smt, llcs, nodes), or a sysfs tree's root
+	 * ("" none): where it was given, for messages ("FILE:LINE:COL:
+	 * machine.sysfs" or "--sysfs DIR"); main.c reads it into the shape
+	 */
 	unsigned int cpus, smt, llcs, nodes;
+	char sysfs[256];
+	char sysfs_where[512];
 	uint64_t tick_ns, ctxsw_ns, ipi_ns, idle_exit_ns;
 	/* run */
 	uint64_t duration_ns, warmup_ns, seed;
