@@ -529,6 +529,7 @@ static int run_one(const struct opts *o, const struct spec *spec, const struct m
 	struct timespec t0, t1;
 	struct scxpol_sim *sim = NULL;
 	struct loader *l = NULL;
+	const char *werr;
 	struct wl wls[SPEC_MAX_COMPONENTS];
 	size_t jsonlen = 0;
 	unsigned int i, n = 0;
@@ -605,8 +606,9 @@ static int run_one(const struct opts *o, const struct spec *spec, const struct m
 		rc = 1;
 		goto out;
 	}
-	if (first_wl_error(wls, n)) {
-		snprintf(r->err, sizeof(r->err), "%s", first_wl_error(wls, n));
+	werr = first_wl_error(wls, n);
+	if (werr) {
+		snprintf(r->err, sizeof(r->err), "%s", werr);
 		rc = 1;
 		goto out;
 	}
