@@ -765,54 +765,48 @@ static int hint_target(enum scxpol_hint_kind kind, uint64_t id, char *what, size
 	return scxpol_err(EINVAL, "%s: unknown (SCXPOL_HINT_CGROUP, _TGID or _TID)", what);
 }
 
-int scxpol_hint_set(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id,
-		    const struct scxpol_hint *h)
+enum hint_op { OP_SET, OP_GET, OP_CLEAR };
+
+/* @op on the hint of @id of @kind: @in is what a set writes, @out where a get reads into. */
+static int hint_op(struct scxpol_hint_client *c, enum hint_op op, enum scxpol_hint_kind kind,
+		   uint64_t id, const struct scxpol_hint *in, struct scxpol_hint *out)
 {
-	SCXPOL_NONNULL(c, "hint client");
 	char what[64];
 	__u64 key = id;
-	int r;
+	int m, r;
 
 	scxpol_err_clear();
 	r = hint_target(kind, id, what, sizeof(what));
 	if (r)
 		return r;
 	if (kind == SCXPOL_HINT_CGROUP)
-		return map_set(c, M_CGRP, &key, what, h, 0);
-	return task_set(c, kind == SCXPOL_HINT_TGID ? M_TGID : M_TID, (pid_t)id, h);
+		return op == OP_SET ? map_set(c, M_CGRP, &key, what, in, 0)
+		       : op == OP_GET ? map_get(c, M_CGRP, &key, what, out)
+				      : map_clear(c, M_CGRP, &key, what);
+	m = kind == SCXPOL_HINT_TGID ? M_TGID : M_TID;
+	return op == OP_SET ? task_set(c, m, (pid_t)id, in)
+	       : op == OP_GET ? task_get(c, m, (pid_t)id, out)
+			      : task_clear(c, m, (pid_t)id);
+}
+
+int scxpol_hint_set(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id,
+		    const struct scxpol_hint *h)
+{
+	SCXPOL_NONNULL(c, "hint client");
+	return hint_op(c, OP_SET, kind, id, h, NULL);
 }
 
 int scxpol_hint_get(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id,
 		    struct scxpol_hint *out)
 {
 	SCXPOL_NONNULL(c, "hint client");
-	char what[64];
-	__u64 key = id;
-	int r;
-
-	scxpol_err_clear();
-	r = hint_target(kind, id, what, sizeof(what));
-	if (r)
-		return r;
-	if (kind == SCXPOL_HINT_CGROUP)
-		return map_get(c, M_CGRP, &key, what, out);
-	return task_get(c, kind == SCXPOL_HINT_TGID ? M_TGID : M_TID, (pid_t)id, out);
+	return hint_op(c, OP_GET, kind, id, NULL, out);
 }
 
 int scxpol_hint_clear(struct scxpol_hint_client *c, enum scxpol_hint_kind kind, uint64_t id)
 {
 	SCXPOL_NONNULL(c, "hint client");
-	char what[64];
-	__u64 key = id;
-	int r;
-
-	scxpol_err_clear();
-	r = hint_target(kind, id, what, sizeof(what));
-	if (r)
-		return r;
-	if (kind == SCXPOL_HINT_CGROUP)
-		return map_clear(c, M_CGRP, &key, what);
-	return task_clear(c, kind == SCXPOL_HINT_TGID ? M_TGID : M_TID, (pid_t)id);
+	return hint_op(c, OP_CLEAR, kind, id, NULL, NULL);
 }
 
 int scxpol_hint_get_meta(struct scxpol_hint_client *c, struct scxpol_hint_meta *out)
