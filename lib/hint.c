@@ -199,10 +199,23 @@ static int write_meta(struct scxpol_sched *s, const struct scxpol_hint_meta *m,
 	return 0;
 }
 
+/*
+ * The hint module's state in the scheduler handle: what the last
+ * scxpol_hint_setup() asked (the configure hook calls it again at each
+ * open), done after each load; and the run loop's pruning.
+ */
+struct hint_state {
+	bool set;                       /* limits to publish, hints to prune */
+	struct scxpol_hint_limits lim;
+	bool carry;                     /* pins of an older layout to carry over */
+	bool prune, warned;             /* prune this attach; warned of a failure */
+	unsigned int prune_ms;
+	uint64_t next_prune;
+};
+
 /* Write @lim into the loaded object's meta map and bump the generation. */
-static int publish_limits(struct scxpol_sched *s, const void *data)
+static int publish_limits(struct scxpol_sched *s, const struct scxpol_hint_limits *lim)
 {
-	const struct scxpol_hint_limits *lim = data;
 	struct bpf_map *slots = bpf_object__find_map_by_name(scxpol_sched_object(s),
 							     scxpol_hint_maps[M_SLOTS].name);
 	struct scxpol_hint_meta m = {
@@ -244,12 +257,11 @@ int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned int nr_pools)
 }
 
 /* After the load: the entries of pins of an older layout into the new maps. */
-static int carry_layout(struct scxpol_sched *s, const void *data)
+static int carry_layout(struct scxpol_sched *s)
 {
 	struct bpf_object *obj = scxpol_sched_object(s);
 	int i, fd[M_NR];
 
-	(void)data;
 	for (i = 0; i < M_NR; i++)
 		fd[i] = bpf_map__fd(bpf_object__find_map_by_name(obj, scxpol_hint_maps[i].name));
 	/* no policy runs yet: no task has cached a hint, no generation to bump */
@@ -264,6 +276,7 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 	const char *root = scxpol_sched_pin_root(s);
 	unsigned int move[M_NR] = { 0 };
 	struct scxpol_hint_limits copy;
+	struct hint_state *st;
 	bool loaded, carry = false;
 	char path[PATH_MAX];
 	int i, r;
@@ -331,12 +344,72 @@ int scxpol_hint_setup(struct scxpol_sched *s, const struct scxpol_hint_limits *l
 	if (loaded)
 		return publish_limits(s, &copy);
 	r = scxpol_hint__layout_move(root, scxpol_sched_name(s), move);
-	if (!r)
-		r = scxpol_sched_set_ext(s, SCXPOL_SCHED_EXT_HINT_LAYOUT, carry ? carry_layout : NULL,
-					 NULL, 0);
-	return r ? r : scxpol_sched_set_ext(s, SCXPOL_SCHED_EXT_HINT, publish_limits, &copy,
-					    sizeof(copy));
+	if (r)
+		return r;
+	st = scxpol_sched__mod_state(s, SCXPOL_MOD_HINT);
+	st->set = true;
+	st->lim = copy;
+	st->carry = carry;
+	return 0;
 }
+
+/* --- the hint module (lib/internal.h) ------------------------------------ */
+
+/* after the load: the limits, then the entries of older pins */
+static int hint_loaded(struct scxpol_sched *s, void *state)
+{
+	struct hint_state *st = state;
+	int r = st->set ? publish_limits(s, &st->lim) : 0;
+
+	return !r && st->carry ? carry_layout(s) : r;
+}
+
+/* prune at once (what died while no policy ran), then every hint_prune_ms */
+static void hint_attached(struct scxpol_sched *s, void *state, const struct scxpol_run_opts *ro,
+			  uint64_t now)
+{
+	struct hint_state *st = state;
+
+	(void)s;
+	st->prune = st->set && !OPTS_GET(ro, no_hint_prune, false);
+	st->prune_ms = OPTS_GET(ro, hint_prune_ms, 0) ?: 60000;
+	st->next_prune = now;
+	st->warned = false;
+}
+
+/*
+ * Remove the hints of gone tasks and cgroups. A failure is logged once per
+ * attach and does not stop the policy: it only leaves the maps to fill up.
+ */
+static int hint_tick(struct scxpol_sched *s, void *state, uint64_t now)
+{
+	struct hint_state *st = state;
+	unsigned int removed = 0;
+	int r;
+
+	if (!st->prune || now < st->next_prune)
+		return 0;
+	st->next_prune = now + st->prune_ms;
+	r = scxpol_hint_prune_policy(s, &removed);
+	if (removed)
+		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pruned %u entries of gone tasks and cgroups",
+			   scxpol_sched_name(s), removed);
+	if (r < 0 && !st->warned) {
+		scxpol_log(SCXPOL_LOG_WARN, "%s: hints: cannot prune the hints of gone tasks and "
+			   "cgroups (said once per attach): %s", scxpol_sched_name(s), scxpol_last_error());
+		st->warned = true;
+	}
+	scxpol_err_clear();
+	return 0;
+}
+
+const struct scxpol_sched_module scxpol_hint_module = {
+	.name = "hint",
+	.state_size = sizeof(struct hint_state),
+	.loaded = hint_loaded,
+	.attached = hint_attached,
+	.tick = hint_tick,
+};
 
 /* ---- Clients --------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "scxpol/common.h"
@@ -155,54 +156,56 @@ struct scxpol_sched;
 struct bpf_object;
 
 /*
- * Work a library concept (hints, ...) does right after the BPF object is
- * loaded, before the policy's loaded hook: registered from the configure
- * hook with a copy of @data (@size bytes). One slot per concept;
- * registering again replaces it, since configure runs again on restart.
+ * A library module's part in every scheduler's life. lib/sched.c runs the
+ * steps and knows no module; lib/sched_modules.c lists the modules, in the
+ * order their steps run (enum scxpol_sched_mod). A NULL step is skipped.
+ *   init:       at scxpol_sched_open(), on the module's zeroed state
+ *   open:       at each open of the BPF object, before the configure hook
+ *   configured: after the configure hook, before the load
+ *   loaded:     right after the load, before the policy's loaded hook
+ *   attached:   as the run loop starts to wait on an attached policy
+ *   tick:       about every 100 ms of that wait
+ * (@now: CLOCK_MONOTONIC, in ms)
+ *   fini:       at scxpol_sched_close(), for what the state holds
+ * A step's negative errno, with a message set, fails that open, load or
+ * run. The state lives as long as the handle, over restarts.
  */
-enum scxpol_sched_ext {
-	SCXPOL_SCHED_EXT_HINT,
-	SCXPOL_SCHED_EXT_HINT_LAYOUT, /* after the limits: pins of an older layout */
-	SCXPOL_SCHED_EXT_NR,
+struct scxpol_run_opts;
+struct scxpol_sched_module {
+	const char *name;
+	size_t state_size;
+	int (*init)(void *state);
+	int (*open)(struct scxpol_sched *s, void *state);
+	int (*configured)(struct scxpol_sched *s, void *state);
+	int (*loaded)(struct scxpol_sched *s, void *state);
+	void (*attached)(struct scxpol_sched *s, void *state, const struct scxpol_run_opts *ro,
+			 uint64_t now);
+	int (*tick)(struct scxpol_sched *s, void *state, uint64_t now);
+	void (*fini)(void *state);
 };
-typedef int (*scxpol_sched_ext_fn)(struct scxpol_sched *s, const void *data);
-SCXPOL_HIDDEN int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,
-				       scxpol_sched_ext_fn fn, const void *data, size_t size);
-
+enum scxpol_sched_mod {
+	SCXPOL_MOD_HINT,  /* hint limits and older pins, before the pools name them */
+	SCXPOL_MOD_POOL,  /* the plan hook's plan, published after the hint limits */
+	SCXPOL_MOD_MATCH, /* cgroup rules that follow their directories */
+	SCXPOL_MOD_STATS, /* the object's counters checked before the load */
+	SCXPOL_MOD_NR,
+};
+SCXPOL_HIDDEN extern const struct scxpol_sched_module scxpol_hint_module;
+SCXPOL_HIDDEN extern const struct scxpol_sched_module scxpol_pool_module;
+SCXPOL_HIDDEN extern const struct scxpol_sched_module scxpol_match_module;
+SCXPOL_HIDDEN extern const struct scxpol_sched_module scxpol_stats_module;
+SCXPOL_HIDDEN extern const struct scxpol_sched_module *const scxpol_sched_modules[SCXPOL_MOD_NR];
+/* module @m's state in @s (lib/sched.c) */
+SCXPOL_HIDDEN void *scxpol_sched__mod_state(const struct scxpol_sched *s, enum scxpol_sched_mod m);
+/* the options @s was opened with; their strings are the caller's */
+SCXPOL_HIDDEN const struct scxpol_sched_opts *scxpol_sched__opts(const struct scxpol_sched *s);
+/* the sysfs root @s reads the machine under ("" for /) */
+SCXPOL_HIDDEN const char *scxpol_sched__sysfs_root(const struct scxpol_sched *s);
 /*
- * The cgroup rules a policy added (scxpol_match_add()), by path, so that
- * scxpol_match_refresh() can follow a directory created again. Lives in
- * the scheduler handle, over restarts (the loaded hook adds them again).
+ * An application hook's failure @r as a negative errno (a positive one is
+ * -EINVAL), with a message naming @hook when the hook set none.
  */
-struct scxpol_match_cgroup_rule {
-	char *path;
-	unsigned long long id; /* the cgroup the map holds the rule for */
-	int value;
-	bool gone;             /* the directory was missing at the last refresh */
-};
-struct scxpol_match_cgroups {
-	pthread_mutex_t lock;
-	struct scxpol_match_cgroup_rule *v;
-	size_t n;
-};
-SCXPOL_HIDDEN struct scxpol_match_cgroups *scxpol_sched_match_cgroups(struct scxpol_sched *s);
-
-/*
- * The plan hook's plan and the topology it was made for
- * (lib/pool_publish.c), kept in the handle: scxpol_pool__plan() runs the
- * hook at an open and sizes the maps, scxpol_pool__plan_publish() publishes
- * it after the load, scxpol_pool__plan_free() at the close.
- */
-struct scxpol_pool_planned {
-	struct scxpol_pool_plan *plan;
-	struct scxpol_topo *topo;
-};
-SCXPOL_HIDDEN struct scxpol_pool_planned *scxpol_sched_planned(const struct scxpol_sched *s);
-SCXPOL_HIDDEN int scxpol_pool__plan(struct scxpol_sched *s, scxpol_sched_plan_fn fn, void *ctx,
-				    const char *sysfs_root);
-SCXPOL_HIDDEN int scxpol_pool__plan_publish(struct scxpol_sched *s);
-SCXPOL_HIDDEN void scxpol_pool__plan_free(struct scxpol_pool_planned *pl);
-SCXPOL_HIDDEN void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m);
+SCXPOL_HIDDEN int scxpol_sched__hook_failed(const struct scxpol_sched *s, const char *hook, int r);
 
 /*
  * For threads other than the one driving @s (the stats server): lock @s
@@ -268,11 +271,6 @@ SCXPOL_HIDDEN int scxpol_hint_pools_published(struct scxpol_sched *s, unsigned i
  */
 SCXPOL_HIDDEN int scxpol_hint_prune_policy(struct scxpol_sched *s, unsigned int *removed);
 
-/*
- * The object's scxpol_stats map, if it has one, has this library's layout
- * (<scxpol/abi/stats.h>); else -EPROTO, with a message naming both.
- */
-SCXPOL_HIDDEN int scxpol_stats_check_object(struct bpf_object *obj, const char *policy);
 
 /* The library's counters, in enum scxpol_stat order (lib/stats.c). */
 SCXPOL_HIDDEN extern const struct scxpol_stat_desc scxpol_stats_lib_descs[SCXPOL_STAT_NR];

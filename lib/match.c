@@ -120,6 +120,25 @@ static int rule_write(struct scxpol_sched *s, struct bpf_map *map, const void *k
 	return 0;
 }
 
+/*
+ * The cgroup rules a policy added (scxpol_match_add()), by path, so that
+ * scxpol_match_refresh() can follow a directory created again: the match
+ * module's state in the scheduler handle, over restarts (the loaded hook
+ * adds the rules again).
+ */
+struct scxpol_match_cgroup_rule {
+	char *path;
+	unsigned long long id; /* the cgroup the map holds the rule for */
+	int value;
+	bool gone;             /* the directory was missing at the last refresh */
+};
+struct scxpol_match_cgroups {
+	pthread_mutex_t lock;
+	struct scxpol_match_cgroup_rule *v;
+	size_t n;
+	uint64_t next_refresh; /* the run loop's next refresh, ms */
+};
+
 /* Remember cgroup rule @path = @value (the cgroup @id) for scxpol_match_refresh(). */
 static int remember_cgroup(struct scxpol_match_cgroups *m, const char *path,
 			   unsigned long long id, int value)
@@ -174,7 +193,7 @@ int scxpol_match_add(struct scxpol_sched *s, enum scxpol_match_kind kind, const 
 	if (r)
 		return r; /* removed since scxpol_match_check() */
 	cgid = id;
-	m = scxpol_sched_match_cgroups(s);
+	m = scxpol_sched__mod_state(s, SCXPOL_MOD_MATCH);
 	pthread_mutex_lock(&m->lock);
 	r = rule_write(s, map, &cgid, sizeof(cgid), 0, value, what);
 	if (!r)
@@ -195,7 +214,7 @@ int scxpol_match_refresh(struct scxpol_sched *s)
 	size_t i;
 
 	SCXPOL_NONNULL(s, "policy");
-	m = scxpol_sched_match_cgroups(s);
+	m = scxpol_sched__mod_state(s, SCXPOL_MOD_MATCH);
 	pthread_mutex_lock(&m->lock);
 	for (i = 0; i < m->n; i++) {
 		c = &m->v[i];
@@ -245,8 +264,41 @@ int scxpol_match_refresh(struct scxpol_sched *s)
 	return r < 0 ? r : moved;
 }
 
-void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m)
+/* --- the match module (lib/internal.h) ----------------------------------- */
+
+static int match_init(void *state)
 {
+	struct scxpol_match_cgroups *m = state;
+
+	return -pthread_mutex_init(&m->lock, NULL);
+}
+
+/* the rules follow their directories every second, the first a second in */
+static void match_attached(struct scxpol_sched *s, void *state, const struct scxpol_run_opts *ro,
+			   uint64_t now)
+{
+	struct scxpol_match_cgroups *m = state;
+
+	(void)s;
+	(void)ro;
+	m->next_refresh = now + 1000;
+}
+
+static int match_tick(struct scxpol_sched *s, void *state, uint64_t now)
+{
+	struct scxpol_match_cgroups *m = state;
+	int r;
+
+	if (now < m->next_refresh)
+		return 0;
+	m->next_refresh = now + 1000;
+	r = scxpol_match_refresh(s);
+	return r < 0 ? r : 0;
+}
+
+static void match_fini(void *state)
+{
+	struct scxpol_match_cgroups *m = state;
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
@@ -254,3 +306,12 @@ void scxpol_match_cgroups_free(struct scxpol_match_cgroups *m)
 	free(m->v);
 	pthread_mutex_destroy(&m->lock);
 }
+
+const struct scxpol_sched_module scxpol_match_module = {
+	.name = "match",
+	.state_size = sizeof(struct scxpol_match_cgroups),
+	.init = match_init,
+	.attached = match_attached,
+	.tick = match_tick,
+	.fini = match_fini,
+};

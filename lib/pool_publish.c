@@ -638,22 +638,41 @@ int scxpol_pool_publish(struct scxpol_sched *s, const struct scxpol_pool_plan *p
 	return scxpol_hint_pools_published(s, args.nr_pools);
 }
 
-/* --- the plan hook (struct scxpol_sched_opts) ---------------------------- */
+/* --- the plan hook (struct scxpol_sched_opts): the pool module ---------- */
 
-int scxpol_pool__plan(struct scxpol_sched *s, scxpol_sched_plan_fn fn, void *ctx,
-		      const char *sysfs_root)
+/* The plan hook's plan and the topology it was made for, kept in the handle. */
+struct pool_planned {
+	struct scxpol_pool_plan *plan;
+	struct scxpol_topo *topo;
+};
+
+static void planned_free(void *state)
 {
-	SCXPOL_OPTS(scxpol_topo_opts, to, .root = sysfs_root);
-	struct scxpol_pool_planned *pl = scxpol_sched_planned(s);
+	struct pool_planned *pl = state;
+
+	scxpol_pool_plan_free(pl->plan);
+	scxpol_topo_free(pl->topo);
+	pl->plan = NULL;
+	pl->topo = NULL;
+}
+
+/* At each open: run the plan hook over the topology read now, size the maps. */
+static int plan_open(struct scxpol_sched *s, void *state)
+{
+	const struct scxpol_sched_opts *o = scxpol_sched__opts(s);
+	SCXPOL_OPTS(scxpol_topo_opts, to, .root = scxpol_sched__sysfs_root(s));
 	struct scxpol_pool_plan *plan;
 	struct scxpol_topo *topo;
 	int r;
 
+	if (!o->plan)
+		return 0;
+	scxpol_err_clear();
 	topo = scxpol_topo_load(&to);
 	if (!topo)
-		return -errno;
+		return scxpol_sched__hook_failed(s, "plan", -errno);
 	errno = 0;
-	plan = fn(s, topo, ctx);
+	plan = o->plan(s, topo, o->ctx);
 	if (!plan)
 		r = errno ? -errno
 			  : scxpol_err(EINVAL, "%s: the plan hook returned NULL without setting "
@@ -663,32 +682,35 @@ int scxpol_pool__plan(struct scxpol_sched *s, scxpol_sched_plan_fn fn, void *ctx
 	if (r) {
 		scxpol_pool_plan_free(plan);
 		scxpol_topo_free(topo);
-		return r;
+		return scxpol_sched__hook_failed(s, "plan", r);
 	}
 	/* after the hook: it may free what it made from the previous plan */
-	scxpol_pool__plan_free(pl);
-	pl->plan = plan;
-	pl->topo = topo;
+	planned_free(state);
+	((struct pool_planned *)state)->plan = plan;
+	((struct pool_planned *)state)->topo = topo;
 	return 0;
 }
 
-int scxpol_pool__plan_publish(struct scxpol_sched *s)
+/* After the load: publish the plan (the hint limits are published by then). */
+static int plan_loaded(struct scxpol_sched *s, void *state)
 {
-	return scxpol_pool_publish(s, scxpol_sched_planned(s)->plan);
+	struct pool_planned *pl = state;
+
+	return pl->plan ? scxpol_pool_publish(s, pl->plan) : 0;
 }
 
-void scxpol_pool__plan_free(struct scxpol_pool_planned *pl)
-{
-	scxpol_pool_plan_free(pl->plan);
-	scxpol_topo_free(pl->topo);
-	pl->plan = NULL;
-	pl->topo = NULL;
-}
+const struct scxpol_sched_module scxpol_pool_module = {
+	.name = "pool",
+	.state_size = sizeof(struct pool_planned),
+	.open = plan_open,
+	.loaded = plan_loaded,
+	.fini = planned_free,
+};
 
 const struct scxpol_pool_plan *scxpol_pool_plan_current(const struct scxpol_sched *s)
 {
 	SCXPOL_NONNULL_PTR(s, "scheduler");
-	return scxpol_sched_planned(s)->plan;
+	return ((struct pool_planned *)scxpol_sched__mod_state(s, SCXPOL_MOD_POOL))->plan;
 }
 
 /* --- reading back -------------------------------------------------------- */

@@ -152,11 +152,7 @@ static void *ops_field(struct scxpol_sched *s, const char *field, size_t *size)
 	return NULL;
 }
 
-/*
- * A hook's failure @r as a negative errno (a positive one is -EINVAL), with
- * a message naming the hook when the hook set none: an application's hook
- * may fail without a library call that would have said why.
- */
+/* (an application's hook may fail without a library call that said why) */
 int scxpol_sched__hook_failed(const struct scxpol_sched *s, const char *hook, int r)
 {
 	if (r > 0)
@@ -196,6 +192,24 @@ static int apply_timeout(struct scxpol_sched *s)
 	if (s->timeout_ms)
 		*t = s->timeout_ms;
 	return 0;
+}
+
+enum module_step { STEP_OPEN, STEP_CONFIGURED, STEP_LOADED };
+
+/* Run @step of every module that has one, in order; the first error ends it. */
+static int run_modules(struct scxpol_sched *s, enum module_step step)
+{
+	const struct scxpol_sched_module *m;
+	int (*fn)(struct scxpol_sched *s, void *state);
+	int i, r = 0;
+
+	for (i = 0; !r && i < SCXPOL_MOD_NR; i++) {
+		m = scxpol_sched_modules[i];
+		fn = step == STEP_OPEN ? m->open : step == STEP_CONFIGURED ? m->configured : m->loaded;
+		if (fn)
+			r = fn(s, s->mod[i]);
+	}
+	return r;
 }
 
 /* Open the skeleton, learn the policy name, run the configure hook. */
@@ -244,12 +258,9 @@ static int open_skeleton(struct scxpol_sched *s)
 	hp = ops_field(s, "hotplug_seq", &sz);
 	if (hp && sz == sizeof(*hp) && !read_hotplug_seq(s, &seq))
 		*hp = seq;
-	if (s->opts.plan) {
-		scxpol_err_clear();
-		r = scxpol_pool__plan(s, s->opts.plan, s->opts.ctx, s->sysfs_root);
-		if (r)
-			return scxpol_sched__hook_failed(s, "plan", r);
-	}
+	r = run_modules(s, STEP_OPEN);
+	if (r)
+		return r;
 	if (s->opts.configure) {
 		scxpol_err_clear();
 		r = s->opts.configure(s, s->skel, s->opts.ctx);
@@ -257,7 +268,7 @@ static int open_skeleton(struct scxpol_sched *s)
 			return scxpol_sched__hook_failed(s, "configure", r);
 	}
 	r = apply_timeout(s);
-	return r ? r : scxpol_stats_check_object(s->obj, s->name);
+	return r ? r : run_modules(s, STEP_CONFIGURED);
 }
 
 /* open_skeleton(); on failure nothing stays open, so that a later load
@@ -295,8 +306,9 @@ void scxpol_sched__close_object(struct scxpol_sched *s)
 
 struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 {
+	const struct scxpol_sched_module *m;
 	struct scxpol_sched *s;
-	int r;
+	int i, r;
 
 	scxpol_err_clear();
 	if (!opts)
@@ -321,7 +333,21 @@ struct scxpol_sched *scxpol_sched_open(const struct scxpol_sched_opts *opts)
 		return scxpol_err_ptr(r, "pipe: %s", strerror(r));
 	}
 	pthread_mutex_init(&s->obj_lock, NULL);
-	pthread_mutex_init(&s->match_cgroups.lock, NULL);
+	for (i = 0; i < SCXPOL_MOD_NR; i++) {
+		m = scxpol_sched_modules[i];
+		s->mod[i] = calloc(1, m->state_size ? m->state_size : 1);
+		r = s->mod[i] ? 0 : scxpol_err(ENOMEM, "out of memory");
+		if (!r && m->init)
+			r = m->init(s->mod[i]);
+		if (r) {
+			/* the modules before @i are set up, @i has no state to finish */
+			free(s->mod[i]);
+			s->mod[i] = NULL;
+			scxpol_sched_close(s);
+			errno = -r;
+			return NULL;
+		}
+	}
 	if (s->opts.sysfs_root)
 		snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", s->opts.sysfs_root);
 	if (s->opts.btf_path)
@@ -342,7 +368,7 @@ int scxpol_sched_load(struct scxpol_sched *s)
 {
 	SCXPOL_NONNULL(s, "scheduler");
 	char state[64];
-	int r, i;
+	int r;
 
 	scxpol_err_clear();
 	if (!s->skel) {
@@ -382,11 +408,8 @@ int scxpol_sched_load(struct scxpol_sched *s)
 	memset(&s->exit, 0, sizeof(s->exit));
 	s->have_exit = false;
 	r = scxpol_sched__fix_pin_perms(s);
-	for (i = 0; !r && i < SCXPOL_SCHED_EXT_NR; i++)
-		if (s->ext[i].fn)
-			r = s->ext[i].fn(s, s->ext[i].data);
-	if (!r && s->planned.plan)
-		r = scxpol_pool__plan_publish(s);
+	if (!r)
+		r = run_modules(s, STEP_LOADED);
 	if (!r && s->opts.loaded) {
 		scxpol_err_clear();
 		r = s->opts.loaded(s, s->skel, s->opts.ctx);
@@ -625,41 +648,30 @@ void scxpol_sched_close(struct scxpol_sched *s)
 		return;
 	scxpol_sched_detach(s);
 	scxpol_sched__close_object(s);
-	for (i = 0; i < SCXPOL_SCHED_EXT_NR; i++)
-		free(s->ext[i].data);
-	scxpol_match_cgroups_free(&s->match_cgroups);
-	scxpol_pool__plan_free(&s->planned);
+	for (i = 0; i < SCXPOL_MOD_NR; i++) {
+		if (s->mod[i] && scxpol_sched_modules[i]->fini)
+			scxpol_sched_modules[i]->fini(s->mod[i]);
+		free(s->mod[i]);
+	}
 	pthread_mutex_destroy(&s->obj_lock);
 	close(s->wake_fd[0]);
 	close(s->wake_fd[1]);
 	free(s);
 }
 
-struct scxpol_match_cgroups *scxpol_sched_match_cgroups(struct scxpol_sched *s)
+void *scxpol_sched__mod_state(const struct scxpol_sched *s, enum scxpol_sched_mod m)
 {
-	return &s->match_cgroups;
+	return s->mod[m];
 }
 
-struct scxpol_pool_planned *scxpol_sched_planned(const struct scxpol_sched *s)
+const struct scxpol_sched_opts *scxpol_sched__opts(const struct scxpol_sched *s)
 {
-	return (struct scxpol_pool_planned *)&s->planned;
+	return &s->opts;
 }
 
-int scxpol_sched_set_ext(struct scxpol_sched *s, enum scxpol_sched_ext slot,
-			 scxpol_sched_ext_fn fn, const void *data, size_t size)
+const char *scxpol_sched__sysfs_root(const struct scxpol_sched *s)
 {
-	void *copy = NULL;
-
-	if (size) {
-		copy = malloc(size);
-		if (!copy)
-			return scxpol_err(ENOMEM, "out of memory");
-		memcpy(copy, data, size);
-	}
-	free(s->ext[slot].data);
-	s->ext[slot].fn = fn;
-	s->ext[slot].data = copy;
-	return 0;
+	return s->sysfs_root;
 }
 
 struct bpf_object *scxpol_sched_lock(struct scxpol_sched *s)

@@ -50,8 +50,6 @@ struct scxpol_sched {
 	/* the last run ended on a restart no_restart refused: what asked for it */
 	bool restart_refused;
 	char refused_why[SCXPOL_EXIT_MSG_LEN + 64];
-	/* this run has warned of a failed hint prune */
-	bool prune_warned;
 	/* the hotplug record's events when the policy was last attached */
 	__u64 hotplug_seen;
 	volatile sig_atomic_t stop;
@@ -61,19 +59,13 @@ struct scxpol_sched {
 	int wake_fd[2];
 	/* held while the object is freed or marked loaded (other threads read it) */
 	pthread_mutex_t obj_lock;
-	struct {
-		scxpol_sched_ext_fn fn;
-		void *data;
-	} ext[SCXPOL_SCHED_EXT_NR];
 	/* where scxpol_sched_print_prog_stats() printed: run counts go there at detach */
 	FILE *prog_stats_f;
-	struct scxpol_match_cgroups match_cgroups;
-	struct scxpol_pool_planned planned;
+	/* each library module's state (lib/internal.h: struct scxpol_sched_module) */
+	void *mod[SCXPOL_MOD_NR];
 };
 
 /* lib/sched.c */
-SCXPOL_HIDDEN int scxpol_sched__hook_failed(const struct scxpol_sched *s, const char *hook,
-					    int r);
 SCXPOL_HIDDEN int scxpol_sched__open_object(struct scxpol_sched *s);
 SCXPOL_HIDDEN void scxpol_sched__close_object(struct scxpol_sched *s);
 SCXPOL_HIDDEN bool scxpol_sched__read_hotplug(struct scxpol_sched *s,

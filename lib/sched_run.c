@@ -17,7 +17,6 @@
 
 #include "sched_internal.h"
 #include "scxpol/cpuset.h"
-#include "scxpol/match.h"
 #include "scxpol/topology.h"
 
 #define EXIT_KIND_UNREG 64 /* SCX_EXIT_UNREG: the loader's own detach */
@@ -235,31 +234,9 @@ static bool hotplug_settle(struct scxpol_sched *s, struct scxpol_hotplug_record 
 }
 
 /*
- * Remove the hints of gone tasks and cgroups. A failure is logged once per
- * run and does not stop the policy: it only leaves the maps to fill up.
- */
-static void prune_hints(struct scxpol_sched *s)
-{
-	unsigned int removed = 0;
-	int r = scxpol_hint_prune_policy(s, &removed);
-
-	if (removed)
-		scxpol_log(SCXPOL_LOG_INFO, "%s: hints: pruned %u entries of gone tasks and cgroups",
-			   s->name, removed);
-	if (r < 0 && !s->prune_warned) {
-		scxpol_log(SCXPOL_LOG_WARN, "%s: hints: cannot prune the hints of gone tasks and "
-			   "cgroups (said once per run): %s", s->name, scxpol_last_error());
-		s->prune_warned = true;
-	}
-	scxpol_err_clear();
-}
-
-/*
  * Wait until a stop request, the scheduler's exit or a CPU hotplug event
  * the policy recorded (then, once it completed, *@hotplug says which);
- * let cgroup rules follow their directories every second, run the
- * periodic hook every interval, prune the hints at once (what died while
- * no policy ran) and then every hint_prune_ms.
+ * run the periodic hook every interval and the modules' ticks.
  */
 static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *ro,
 			 struct scxpol_hotplug_record *hotplug)
@@ -267,18 +244,19 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 	unsigned int interval = OPTS_GET(ro, interval_ms, 0) ?: 1000;
 	scxpol_sched_hook periodic = OPTS_GET(ro, periodic, NULL);
 	void *ctx = OPTS_GET(ro, ctx, NULL);
-	uint64_t next = now_ms() + interval, next_rules = now_ms() + 1000;
-	unsigned int prune_ms = OPTS_GET(ro, hint_prune_ms, 0) ?: 60000;
-	bool prune = s->ext[SCXPOL_SCHED_EXT_HINT].fn && !OPTS_GET(ro, no_hint_prune, false);
-	uint64_t next_prune = now_ms();
+	uint64_t next = now_ms() + interval;
 	/* Exit is polled more often than the hook runs: it ends the wait. */
 	int poll_ms = interval < 100 ? (int)interval : 100;
 	struct scxpol_hotplug_record hp;
+	int i;
 
 	memset(hotplug, 0, sizeof(*hotplug));
+	for (i = 0; i < SCXPOL_MOD_NR; i++)
+		if (scxpol_sched_modules[i]->attached)
+			scxpol_sched_modules[i]->attached(s, s->mod[i], ro, now_ms());
 	while (!s->stop) {
 		uint64_t t;
-		int r;
+		int r = 0;
 
 		wait_wake(s, poll_ms);
 		if (s->stop || scxpol_sched_exited(s))
@@ -289,22 +267,17 @@ static int wait_attached(struct scxpol_sched *s, const struct scxpol_run_opts *r
 			break;
 		}
 		t = now_ms();
-		if (t >= next_rules) {
-			next_rules = t + 1000;
-			r = scxpol_match_refresh(s);
-			if (r < 0)
-				return r;
-		}
+		for (i = 0; !r && i < SCXPOL_MOD_NR; i++)
+			if (scxpol_sched_modules[i]->tick)
+				r = scxpol_sched_modules[i]->tick(s, s->mod[i], t);
+		if (r < 0)
+			return r;
 		if (periodic && t >= next) {
 			next = t + interval;
 			scxpol_err_clear();
 			r = periodic(s, s->skel, ctx);
 			if (r)
 				return scxpol_sched__hook_failed(s, "periodic", r);
-		}
-		if (prune && t >= next_prune) {
-			prune_hints(s);
-			next_prune = now_ms() + prune_ms;
 		}
 	}
 	return 0;
@@ -326,7 +299,6 @@ int scxpol_sched_run(struct scxpol_sched *s, const struct scxpol_run_opts *ro)
 		return -EINVAL;
 	max_restarts = OPTS_GET(ro, max_restarts, 0);
 	s->restart_refused = false;
-	s->prune_warned = false;
 	/* s->stop is not cleared here: a stop asked as the run starts must not be lost */
 	atomic_store(&s->stop_sig, 0);
 	atomic_store(&s->stop_pid, 0);

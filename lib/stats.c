@@ -89,10 +89,18 @@ dup:
 	return -EINVAL;
 }
 
-int scxpol_stats_check_object(struct bpf_object *obj, const char *policy)
+/*
+ * The stats module, before the load: the object's scxpol_stats map, if it
+ * has one, has this library's layout (<scxpol/abi/stats.h>); else -EPROTO,
+ * with a message naming both.
+ */
+static int stats_configured(struct scxpol_sched *s, void *state)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, STATS_MAP);
+	struct bpf_map *map = bpf_object__find_map_by_name(scxpol_sched_object(s), STATS_MAP);
+	const char *policy = scxpol_sched_name(s);
 	__u32 n;
+
+	(void)state;
 
 	if (!map)
 		return 0;
@@ -106,6 +114,11 @@ int scxpol_stats_check_object(struct bpf_object *obj, const char *policy)
 				  SCXPOL_STAT_LIB_SLOTS, SCXPOL_STAT_USER_NR);
 	return 0;
 }
+
+const struct scxpol_sched_module scxpol_stats_module = {
+	.name = "stats",
+	.configured = stats_configured,
+};
 
 /* Whether the policy in @obj has set its pools up (scxpol_pool_setup()). */
 static bool uses_pools(struct bpf_object *obj)
