@@ -108,12 +108,13 @@ run_files() {
 # loader_use VAR: VAR = "FDS RSS_KB" of the running loader
 loader_use() {
 	local -n _u=$1
-	local fds l rss= st=
+	local fds l rss= st= status=
 	fds=("/proc/$POLICY_PID/fd"/*)
+	snapshot status "/proc/$POLICY_PID/status" 2>/dev/null
 	while read -r l; do
 		[[ $l =~ ^VmRSS:[[:space:]]+([0-9]+) ]] && rss=${BASH_REMATCH[1]}
 		[[ $l == State:* ]] && st=$l
-	done <"/proc/$POLICY_PID/status"
+	done <<<"$status"
 	# (a loader that exited has no memory left to count: say why it went)
 	[ -n "$rss" ] || fail "$P_NAME: no VmRSS in /proc/$POLICY_PID/status (${st:-no status});" \
 		"sched_ext $(scx_state) $(scx_ops); its log: $(tail -n 20 "$P_LOG")"
