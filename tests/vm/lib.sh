@@ -27,14 +27,14 @@ known_defect() {
 	exit 78
 }
 
-# snapshot VAR FILE: VAR = FILE's whole text, read in one pass (builtins
+# read_whole VAR FILE: VAR = FILE's whole text, read in one pass (builtins
 # only); false if nothing could be read. For a /proc file that changes,
 # never a loop of `read` on it: bash reads a block, seeks back to the end
 # of the line and reads again, and each read after a seek makes the
 # kernel print the file anew, so a line whose text moved in between is
 # torn (a loader's VmRSS missing from its /proc/PID/status, seen under
 # load). Parse the snapshot with `while read ...; done <<<"$VAR"`.
-snapshot() {
+read_whole() {
 	local -n _s=$1
 	_s=
 	IFS= read -r -d '' _s <"$2" || [ -n "$_s" ]

@@ -12,7 +12,7 @@ echo "function,arrival_ms,duration_ms,kind" >$trace
 # long enough for the checks below to see both bodies while they work
 for i in 0 1; do echo "burst$i,$((i * 10)),8000,cpu" >>$trace; done
 
-# class VAR PID: VAR = "POLICY EXT" from one snapshot of /proc/PID/sched (its
+# class VAR PID: VAR = "POLICY EXT" from one read_whole of /proc/PID/sched (its
 # policy field and ext.enabled), empty if the task is gone. Builtins only,
 # as everything the observer below runs: with two bodies spinning, a fork
 # and exec in the emulated guest on a loaded host took up to a second, and
@@ -22,7 +22,7 @@ class() {
 	local -n _c=$1
 	local l pol='' ext='' sched
 	_c=
-	snapshot sched "/proc/$2/sched" 2>/dev/null || return 0
+	read_whole sched "/proc/$2/sched" 2>/dev/null || return 0
 	while read -r l; do
 		[[ $l =~ ^policy\ *:\ *([0-9-]+)$ ]] && pol=${BASH_REMATCH[1]}
 		[[ $l =~ ^ext\.enabled\ *:\ *([0-9-]+)$ ]] && ext=${BASH_REMATCH[1]}

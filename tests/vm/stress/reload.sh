@@ -110,7 +110,7 @@ loader_use() {
 	local -n _u=$1
 	local fds l rss= st= status=
 	fds=("/proc/$POLICY_PID/fd"/*)
-	snapshot status "/proc/$POLICY_PID/status" 2>/dev/null
+	read_whole status "/proc/$POLICY_PID/status" 2>/dev/null
 	while read -r l; do
 		[[ $l =~ ^VmRSS:[[:space:]]+([0-9]+) ]] && rss=${BASH_REMATCH[1]}
 		[[ $l == State:* ]] && st=$l
