@@ -22,21 +22,37 @@ uint64_t trace_fnv1a(uint64_t h, const char *s)
 	return h;
 }
 
-int faas_parse_ms(const char *s, uint64_t *us)
+/*
+ * The digits at *@pp as a whole number <= @max, *@pp moved past them:
+ * -EINVAL (no digit), -EDOM (negative) or -ERANGE.
+ */
+static int parse_whole(const char **pp, uint64_t max, uint64_t *v)
 {
-	uint64_t ip = 0, frac = 0;
-	int nfrac = 0;
-	const char *p = s;
+	const char *p = *pp;
 
+	*v = 0;
 	if (*p == '-')
 		return p[1] >= '0' && p[1] <= '9' ? -EDOM : -EINVAL;
 	if (*p < '0' || *p > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		ip = ip * 10 + (uint64_t)(*p - '0');
-		if (ip > MAX_US / 1000)
+		*v = *v * 10 + (uint64_t)(*p - '0');
+		if (*v > max)
 			return -ERANGE;
 	}
+	*pp = p;
+	return 0;
+}
+
+int faas_parse_ms(const char *s, uint64_t *us)
+{
+	uint64_t ip, frac = 0;
+	int nfrac = 0, r;
+	const char *p = s;
+
+	r = parse_whole(&p, MAX_US / 1000, &ip);
+	if (r)
+		return r;
 	if (*p == '.') {
 		if (p[1] < '0' || p[1] > '9')
 			return -EINVAL;
@@ -61,17 +77,10 @@ int faas_parse_ms(const char *s, uint64_t *us)
 int trace_parse_count(const char *s, uint64_t *v)
 {
 	const char *p = s;
+	int r = parse_whole(&p, MAX_US, v);
 
-	*v = 0;
-	if (*p == '-')
-		return p[1] >= '0' && p[1] <= '9' ? -EDOM : -EINVAL;
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		*v = *v * 10 + (uint64_t)(*p - '0');
-		if (*v > MAX_US)
-			return -ERANGE;
-	}
+	if (r)
+		return r;
 	return *p ? -EINVAL : 0;
 }
 
