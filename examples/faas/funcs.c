@@ -74,8 +74,14 @@ uint64_t faas_now_ns(void)
 	return ts_ns(CLOCK_MONOTONIC);
 }
 
-/* The compute loop: a xorshift chain the compiler cannot shorten. */
-static uint64_t compute(uint64_t iters, uint64_t x)
+/*
+ * The compute loop: a xorshift chain the compiler cannot shorten. One
+ * copy, in one 128-byte block (never across a page), for the calibration
+ * and the bodies alike: QEMU's TCG runs a loop that straddles a page
+ * boundary many times slower, so an inlined copy placed differently
+ * would not do the calibrated work in an emulated guest.
+ */
+__attribute__((noinline, aligned(128))) static uint64_t compute(uint64_t iters, uint64_t x)
 {
 	while (iters--) {
 		x ^= x << 13;

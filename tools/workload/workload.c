@@ -102,8 +102,15 @@ static uint64_t now_ns(void)
 /* per thread: the work loops of different threads share nothing */
 static _Thread_local volatile uint64_t burn_sink;
 
-/* The unit of CPU work: @iters rounds of xorshift, kept from being optimised out. */
-static void burn(uint64_t iters)
+/*
+ * The unit of CPU work: @iters rounds of xorshift, kept from being
+ * optimised out. One copy, at one address, in one 128-byte block (so
+ * never across a page): the calibration, the requests and the hogs run
+ * the same instructions. QEMU's TCG runs a loop that straddles a page
+ * boundary many times slower, so a copy inlined elsewhere did not do the
+ * calibrated work (requests 20x slower than calibrated in the test guest).
+ */
+__attribute__((noinline, aligned(128))) static void burn(uint64_t iters)
 {
 	uint64_t x = burn_sink | 1, i;
 
