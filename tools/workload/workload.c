@@ -545,6 +545,7 @@ static int run(const struct opts *o, struct results *res)
 	unsigned int i, started = 0;
 	struct shared *sh;
 	pthread_t disp;
+	sigset_t intr;
 	char err[512] = "";
 	pid_t bg = 0;
 	struct wl wl;
@@ -561,6 +562,14 @@ static int run(const struct opts *o, struct results *res)
 	wl.req_iters = iters(o->work_us, o->iters_per_us);
 	wl.hog_iters = iters(o->hog_unit_us, o->iters_per_us);
 	atomic_store(&wl.t_end, UINT64_MAX);
+	/*
+	 * SIGINT ends the window early (below). Blocked here, before any
+	 * thread or the background process exists, so every thread inherits
+	 * the mask and only the wait for the window's end takes it.
+	 */
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &intr, NULL);
 
 	/* fork before any thread exists */
 	if (o->hogs) {
@@ -638,11 +647,14 @@ static int run(const struct opts *o, struct results *res)
 	atomic_store(&sh->start, RUN_GO);
 	futex_wake(&sh->start, INT_MAX, true);
 	{
-		uint64_t end = wl.t0 + (uint64_t)(o->duration * 1e9);
-		struct timespec ts = { (time_t)(end / NSEC), (long)(end % NSEC) };
+		uint64_t end = wl.t0 + (uint64_t)(o->duration * 1e9), t;
 
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		while ((t = now_ns()) < end) {
+			struct timespec ts = { (time_t)((end - t) / NSEC), (long)((end - t) % NSEC) };
+
+			if (sigtimedwait(&intr, NULL, &ts) == SIGINT)
+				break;
+		}
 	}
 	/* close the window: what is done now counts, nothing after */
 	atomic_store(&wl.t_end, now_ns());
