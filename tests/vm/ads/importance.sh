@@ -17,12 +17,15 @@ start_ads --lc-cpus 1 --no-resize --lc-comm 'norm-*' --lc-slice-us 2000 \
 assert_attached ads
 for i in 1 2 3 4 5; do spin bgspin$i 600; done
 start_lat /tmp/lat.json --by comm --json
-# the normal backlog first, and for longer: the lc CPU is busy (never
+# the normal backlog first, and until the important workload is done
+# (its SIGINT ends the window; 60 s is a bound): the lc CPU is busy (never
 # idle) through the whole important window, so every important wakeup
-# queues (at the head) instead of landing on an idle CPU. Each workload
-# calibrates its work loop as it starts, under this load: a vCPU of the
-# emulated guest runs slower the more of them are busy.
-"$WL" --workers 2 --rate 20 --hogs 0 --work-us 200000 --duration 7 --worker-comm norm-worker \
+# queues (at the head) instead of landing on an idle CPU. A fixed window
+# did not outlast a start of the important workload slowed by a loaded
+# host (important_head 0: every important wakeup found the lc CPU idle).
+# Each workload calibrates its work loop as it starts, under this load: a
+# vCPU of the emulated guest runs slower the more of them are busy.
+"$WL" --workers 2 --rate 20 --hogs 0 --work-us 200000 --duration 60 --worker-comm norm-worker \
 	--dispatch-comm norm-disp >/tmp/norm.out 2>&1 &
 norm=$!
 for ((i = 0; i < 100; i++)); do
@@ -34,15 +37,20 @@ sleep 0.5 # their first requests are due and queued
 "$WL" --hint ads --important-every 1 --workers 1 --rate 8 --hogs 0 --work-us 20000 \
 	--duration 4 --worker-comm imp-worker --dispatch-comm imp-disp \
 	>/tmp/imp.out 2>&1 || fail "important workload: $(cat /tmp/imp.out)"
+kill -0 $norm 2>/dev/null || fail "the normal workload ended before the important one: $(cat /tmp/norm.out)"
+kill -INT $norm
 wait $norm || fail "normal workload: $(cat /tmp/norm.out)"
 stop_lat
 assert_attached ads
 flagged=$(tail -n 1 /tmp/imp.out | jq -r .important)
-[ "$flagged" -gt 0 ] || fail "the workload flagged no request: $(cat /tmp/imp.out)"
+[ "$flagged" -gt 0 ] || fail "the workload flagged no request: $(cat /tmp/imp.out); $(snapshot);" \
+	"bursts: $(json_eval /tmp/lat.json "{c: (g(c) or {}).get('burst') for c in ('imp-worker', 'imp-disp')}")"
 # every request is flagged: the important ones are counted like the requests
 # (one finished after the window is neither)
 expect_eq "important requests (every one flagged)" "$flagged" \
 	"$(tail -n 1 /tmp/imp.out | jq -r .requests)"
+note "important workload: $(tail -n 1 /tmp/imp.out | jq -c "{requests,unfinished,iters_per_us}");" \
+	"normal: $(tail -n 1 /tmp/norm.out | jq -c "{requests,unfinished,iters_per_us}")"
 counts=()
 for k in important important_head class_hint; do
 	v=$(counter $k)
