@@ -343,14 +343,19 @@ static __always_inline int scxpol_pool_dispatch_every(const struct scxpol_pool_v
 {
 	struct scxpol_pool_watch *w;
 	struct scxpol_pool_pcpu *pc;
+	struct scxpol_pool_curr *cur;
 	struct scxpol_pool_slot *s;
 	bool shared_first = false, pinned = false, waiting;
-	u32 zero = 0, flags = 0, nr_order = 0;
+	u32 zero = 0, flags = 0, nr_order = 0, key = (u32)cpu;
 	s32 pool = scxpol_pool_of_cpu(v, cpu), pin_pool = pool;
 	/* set even when unused: the compiler may spill it, the verifier rejects uninitialised reads */
 	u64 pin = 0;
 	int src;
 
+	/* a kick this CPU was sent is answered (scxpol_pool_kick()) */
+	cur = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
+	if (cur && READ_ONCE(cur->kicked_at))
+		WRITE_ONCE(cur->kicked_at, 0);
 	if (prev && (prev->scx.flags & SCXPOL_TASK_QUEUED))
 		scxpol_pool__curr_requeued(cpu, prev);
 	pc = bpf_map_lookup_elem(&scxpol_pool_pcpu, &zero);
@@ -454,6 +459,7 @@ static __always_inline void scxpol_pool_running(const struct scxpol_pool_view *v
 	if (cur) {
 		cur->vtime = p->scx.dsq_vtime;
 		cur->pool = t && scxpol_pool_valid(v, t->pool) ? t->pool : -1;
+		cur->kicked_at = 0;
 	}
 	c = scxpol_pool_vclock(t ? t->pool : SCXPOL_POOL_SHARED);
 	/* (a demoted busy poller does not advance it: scxpol_vtime_running_ctx()) */

@@ -13,13 +13,24 @@
 /* --- kicks --------------------------------------------------------------- */
 
 /*
+ * How long the watch takes a kicked CPU that has neither run a task nor
+ * dispatched since to be on its way (scxpol_pool__kick_pending()): a
+ * virtual CPU the host does not run for a while answers late, not never.
+ */
+#ifndef SCXPOL_POOL_KICK_LATE_NS
+#define SCXPOL_POOL_KICK_LATE_NS 1000000000ULL
+#endif
+
+/*
  * Wake @cpu: scx_bpf_kick_cpu(@cpu, @flags), @flags 0, SCXPOL_KICK_IDLE or
  * SCXPOL_KICK_PREEMPT. Policies kick through this, never the kfunc itself:
  * a kick from a CPU out of the online mask would queue IRQ work that never
  * runs and blocks every later kick from that CPU (doc/concepts.md, "Why
  * the pool helpers do what they do"), so it is left to the watch, which
  * sends it from a live CPU within SCXPOL_POOL_WATCH_NS
- * (SCXPOL_STAT_WATCH_KICK).
+ * (SCXPOL_STAT_WATCH_KICK). A kick sent is noted in @cpu's
+ * scxpol_pool_curr until @cpu runs a task or dispatches, before it is
+ * sent, so that the note cannot outlive the answer.
  */
 static __always_inline void scxpol_pool_kick(s32 cpu, u64 flags)
 {
@@ -30,11 +41,13 @@ static __always_inline void scxpol_pool_kick(s32 cpu, u64 flags)
 	u32 key = (u32)cpu, zero = 0;
 
 	scx_bpf_put_cpumask(online);
+	c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
 	if (up) {
+		if (c)
+			WRITE_ONCE(c->kicked_at, scxpol_now() | 1);
 		scx_bpf_kick_cpu(cpu, flags);
 		return;
 	}
-	c = bpf_map_lookup_elem(&scxpol_pool_curr, &key);
 	w = bpf_map_lookup_elem(&scxpol_pool_watch, &zero);
 	if (!c || !w)
 		return;

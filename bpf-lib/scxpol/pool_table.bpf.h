@@ -60,6 +60,7 @@ struct scxpol_pool_curr {
 	u32 pinned; /* 0: no task waits on its pinned queues (scxpol_pool_pinned_waiting()) */
 	u32 kick;   /* SCXPOL_POOL__KICK_*: kicks a CPU going offline left for the watch */
 	u32 pad;
+	u64 kicked_at; /* when it was kicked and has not run or dispatched since; 0: not */
 };
 
 /* The kicks of scxpol_pool_curr.kick (scxpol_pool_kick()). */

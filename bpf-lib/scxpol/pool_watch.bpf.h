@@ -56,19 +56,61 @@ static __always_inline bool scxpol_pool__waited(struct task_struct *h)
 }
 
 /*
+ * Whether a CPU that would take @h was kicked less than
+ * SCXPOL_POOL_KICK_LATE_NS ago and has neither run a task nor dispatched
+ * since (scxpol_pool_kick()): @h may be on its way to it. Such a CPU is
+ * online, one @h may run on, and in @qm, @lend or @steal (any of them
+ * NULL: not a place to look; @qm NULL: any CPU). A head that waited a
+ * whole watch period behind such a kick waits on a CPU the host has not
+ * run (an overloaded hypervisor); waking another one for it would count a
+ * late wakeup as a lost one. An offline CPU never answers.
+ */
+static __always_inline bool scxpol_pool__kick_pending(struct task_struct *h,
+						      const struct cpumask *qm,
+						      const struct cpumask *lend,
+						      const struct cpumask *steal)
+{
+	const struct cpumask *online;
+	struct scxpol_pool_curr *c;
+	bool pending = false;
+	u64 now = scxpol_now(), at;
+	u32 cpu;
+
+	online = scx_bpf_get_online_cpumask();
+	bpf_for(cpu, 0, scxpol_pool_conf.nr_cpus) {
+		c = bpf_map_lookup_elem(&scxpol_pool_curr, &cpu);
+		if (!c)
+			break;
+		at = READ_ONCE(c->kicked_at);
+		if (!at || (s64)(now - at) >= (s64)SCXPOL_POOL_KICK_LATE_NS ||
+		    !bpf_cpumask_test_cpu(cpu, h->cpus_ptr) || !bpf_cpumask_test_cpu(cpu, online))
+			continue;
+		if (!qm || bpf_cpumask_test_cpu(cpu, qm) || (lend && bpf_cpumask_test_cpu(cpu, lend)) ||
+		    (steal && bpf_cpumask_test_cpu(cpu, steal))) {
+			pending = true;
+			break;
+		}
+	}
+	scx_bpf_put_cpumask(online);
+	return pending;
+}
+
+/*
  * scxpol_pool__watch() for @h, the first task of @pool's queue
  * (SCXPOL_POOL_SHARED: the shared queue), if it has waited a whole watch
- * period (scxpol_pool__waited()): wake an idle CPU that would take it, the
- * way scxpol_pool__wake() would have: one of @pool, else, for a BORROW
- * pool, of a LEND pool, else, for a STEAL pool, of a STEAL pool; in each,
- * one @h may run on. For the shared queue, or a head stranded in its pool
- * (scxpol_pool__starved()), an idle CPU @h may run on: its ops.dispatch
- * takes it (scxpol_pool__rescue()). Returns whether @h is stranded.
+ * period (scxpol_pool__waited()) and no CPU that would take it was kicked
+ * and has yet to answer (scxpol_pool__kick_pending()): wake an idle CPU
+ * that would take it, the way scxpol_pool__wake() would have: one of
+ * @pool, else, for a BORROW pool, of a LEND pool, else, for a STEAL pool,
+ * of a STEAL pool; in each, one @h may run on. For the shared queue, or a
+ * head stranded in its pool (scxpol_pool__starved()), an idle CPU @h may
+ * run on: its ops.dispatch takes it (scxpol_pool__rescue()). Returns
+ * whether @h is stranded.
  */
 static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v, s32 pool,
 					       struct task_struct *h)
 {
-	const struct cpumask *qm = NULL, *m;
+	const struct cpumask *qm = NULL, *lend = NULL, *steal = NULL;
 	bool stranded = false;
 	u32 flags = 0;
 	s32 cpu;
@@ -80,16 +122,22 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
 	}
 	if (!scxpol_pool__waited(h))
 		return stranded;
-	if (!qm || stranded) {
+	if (stranded)
+		qm = NULL;
+	if (qm && (flags & SCXPOL_POOL_BORROW))
+		lend = scxpol_pool__union(v, SCXPOL_POOL__LEND);
+	if (qm && (flags & SCXPOL_POOL_STEAL))
+		steal = scxpol_pool__union(v, SCXPOL_POOL__STEAL);
+	if (scxpol_pool__kick_pending(h, qm, lend, steal))
+		return stranded;
+	if (!qm) {
 		cpu = scx_bpf_pick_idle_cpu(h->cpus_ptr, 0);
 	} else {
 		cpu = scxpol_pool__idle_for(qm, h);
-		if (cpu < 0 && (flags & SCXPOL_POOL_BORROW) &&
-		    (m = scxpol_pool__union(v, SCXPOL_POOL__LEND)))
-			cpu = scxpol_pool__idle_for(m, h);
-		if (cpu < 0 && (flags & SCXPOL_POOL_STEAL) &&
-		    (m = scxpol_pool__union(v, SCXPOL_POOL__STEAL)))
-			cpu = scxpol_pool__idle_for(m, h);
+		if (cpu < 0 && lend)
+			cpu = scxpol_pool__idle_for(lend, h);
+		if (cpu < 0 && steal)
+			cpu = scxpol_pool__idle_for(steal, h);
 	}
 	if (cpu >= 0) {
 		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);

@@ -1811,6 +1811,69 @@ static void test_watch_wakes_a_cpu_for_a_lost_wakeup(void **state)
 }
 
 /*
+ * The enqueue kicked idle CPU 3, which does not answer for a watch period
+ * (the host does not run it), while CPU 2 went idle just after the
+ * enqueue looked: the task is on its way to CPU 3, so the watch kicks no
+ * one, until CPU 3 has been silent for SCXPOL_POOL_KICK_LATE_NS. A CPU
+ * that dispatched has answered; one kicked and then gone offline never
+ * will, so the watch does not wait for it; nor for a kick to a CPU that
+ * would not take the head.
+ */
+static void test_watch_leaves_a_late_kick_alone(void **state)
+{
+	const struct tpool plan[] = { { "d0", SCXPOL_POOL_LEND, "0-1", "1" },
+				      { "d1", SCXPOL_POOL_BORROW, "2-3", "0" } };
+	struct task_struct *p = task(0, 2), *q = task(1, 2), *r = task(2, 2), *s = task(3, 0);
+
+	(void)state;
+	publish_ok(plan, 2);
+	busy("0-2");
+	fake_clear_kicks();
+	enqueue(p, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_nr_kicks(), 1);
+	assert_int_equal(fake_kick_at(0)->cpu, 3);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	fake_set_idle(2, true);
+	fake_advance(SCXPOL_POOL_WATCH_NS);
+	assert_string_equal(fire(), "");
+	fake_advance(SCXPOL_POOL_KICK_LATE_NS - 2 * SCXPOL_POOL_WATCH_NS);
+	assert_string_equal(fire(), "");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 0);
+	fake_advance(2 * SCXPOL_POOL_WATCH_NS);
+	assert_string_equal(fire(), "2");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 1);
+	assert_int_equal(dispatch(2), SCXPOL_POOL_SRC_POOL);
+	assert_ptr_equal(fake_local_at(2, 0), p);
+
+	/* CPU 3 answers at last (finds nothing); kicked again, it goes offline */
+	assert_int_equal(dispatch(3), SCXPOL_POOL_SRC_NONE);
+	fake_set_idle(3, true);
+	enqueue(q, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	fake_set_online(3, false);
+	fake_set_cpu(0); /* the watch's timer runs on a live CPU */
+	fake_set_idle(1, true);
+	fake_advance(SCXPOL_POOL_WATCH_NS);
+	assert_string_equal(fire(), "1");
+	assert_int_equal(dispatch(1), SCXPOL_POOL_SRC_BORROW);
+	assert_ptr_equal(fake_local_at(1, 0), q);
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 2);
+
+	/* a kick on its way to d1's CPU 2 is not one for d0's head: d0 borrows no CPU */
+	fake_set_online(3, true);
+	busy("0-3");
+	fake_set_idle(2, true);
+	enqueue(r, 1, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(1)), 1);
+	enqueue(s, 0, SCX_ENQ_WAKEUP);
+	assert_int_equal(fake_dsq_count(SCXPOL_DSQ_POOL(0)), 1);
+	fake_set_idle(0, true);
+	fake_advance(SCXPOL_POOL_WATCH_NS);
+	assert_string_equal(fire(), "0");
+	assert_int_equal(stat(SCXPOL_STAT_WATCH_KICK), 3);
+}
+
+/*
  * d0's CPUs never dispatch again (they are going offline) and d1's CPU 3
  * is idle: once the head of d0's queue has waited SCXPOL_POOL_STARVE_NS,
  * the watch wakes CPU 3 and raises the rescue flag, and CPU 3, about to go
@@ -2353,6 +2416,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exclusive_head_waits, setup_4, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_init_starts_the_watch, setup_4, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_watch_wakes_a_cpu_for_a_lost_wakeup, setup_4,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_watch_leaves_a_late_kick_alone, setup_4,
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_watch_rescues_a_stranded_head, setup_4,
 						fake_teardown),
