@@ -107,8 +107,8 @@ static _Thread_local volatile uint64_t burn_sink;
  * optimised out. One copy, at one address, in one 128-byte block (so
  * never across a page): the calibration, the requests and the hogs run
  * the same instructions. QEMU's TCG runs a loop that straddles a page
- * boundary many times slower, so a copy inlined elsewhere did not do the
- * calibrated work (requests 20x slower than calibrated in the test guest).
+ * boundary many times slower, so a copy inlined elsewhere would not do
+ * the calibrated work in an emulated guest.
  */
 __attribute__((noinline, aligned(128))) static void burn(uint64_t iters)
 {

@@ -20,10 +20,8 @@ start_lat /tmp/lat.json --by comm --json
 # the normal backlog first, and until the important workload is done
 # (its SIGINT ends the window; 60 s is a bound): the lc CPU is busy (never
 # idle) through the whole important window, so every important wakeup
-# queues (at the head) instead of landing on an idle CPU. A fixed window
-# did not outlast a start of the important workload slowed by a loaded
-# host (important_head 0: every important wakeup found the lc CPU idle).
-# Each workload calibrates its work loop as it starts, under this load: a
+# queues (at the head) instead of landing on an idle CPU, however long a
+# loaded host makes the important workload's start. Each workload calibrates its work loop as it starts, under this load: a
 # vCPU of the emulated guest runs slower the more of them are busy.
 "$WL" --workers 2 --rate 20 --hogs 0 --work-us 200000 --duration 60 --worker-comm norm-worker \
 	--dispatch-comm norm-disp >/tmp/norm.out 2>&1 &

@@ -12,11 +12,12 @@ echo "function,arrival_ms,duration_ms,kind" >$trace
 # long enough for the checks below to see both bodies while they work
 for i in 0 1; do echo "burst$i,$((i * 10)),8000,cpu" >>$trace; done
 
-# class VAR PID: VAR = "POLICY EXT" from one read_whole of /proc/PID/sched (its
-# policy field and ext.enabled), empty if the task is gone. Builtins only,
-# as everything the observer below runs: with two bodies spinning, a fork
-# and exec in the emulated guest on a loaded host took up to a second, and
-# the observer, forking a dozen per look, missed a body's whole 8 s (seen
+# class VAR PID: VAR = "POLICY EXT" (its policy field and ext.enabled) from
+# /proc/PID/sched, read in one pass (read_whole); empty if the task is
+# gone. Builtins only, as everything the observer below runs: with two
+# bodies spinning, a fork and exec in the emulated guest on a loaded host
+# took up to a second, and the observer, forking a dozen per look, missed
+# a body's whole 8 s (seen
 # in 1 of 6 runs on a busy host, every run with a CPU hog beside the VM)
 class() {
 	local -n _c=$1
