@@ -104,8 +104,9 @@ static __always_inline bool scxpol_pool__kick_pending(struct task_struct *h,
  * @pool, else, for a BORROW pool, of a LEND pool, else, for a STEAL pool,
  * of a STEAL pool; in each, one @h may run on. For the shared queue, or a
  * head stranded in its pool (scxpol_pool__starved()), an idle CPU @h may
- * run on: its ops.dispatch takes it (scxpol_pool__rescue()). Returns
- * whether @h is stranded.
+ * run on: its ops.dispatch takes it (scxpol_pool__rescue()). Counts the
+ * kick in SCXPOL_STAT_WATCH_KICK, or for a stranded head in
+ * SCXPOL_STAT_WATCH_RESCUE. Returns whether @h is stranded.
  */
 static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v, s32 pool,
 					       struct task_struct *h)
@@ -141,7 +142,8 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
 	}
 	if (cpu >= 0) {
 		scxpol_pool_kick(cpu, SCXPOL_KICK_IDLE);
-		scxpol_stat_inc(SCXPOL_STAT_WATCH_KICK);
+		/* a stranded head is the rescue's by design; any other one's wakeup was lost */
+		scxpol_stat_inc(stranded ? SCXPOL_STAT_WATCH_RESCUE : SCXPOL_STAT_WATCH_KICK);
 	}
 	return stranded;
 }
@@ -151,7 +153,7 @@ static __always_inline bool scxpol_pool__nudge(const struct scxpol_pool_view *v,
  * SCXPOL_POOL_WATCH_NS, a BPF timer started by scxpol_pool_init() looks at
  * the head of every pool queue and of the shared queue, and, for a head
  * that has waited a whole period, wakes an idle CPU that would take it
- * (scxpol_pool__nudge(); SCXPOL_STAT_WATCH_KICK).
+ * (scxpol_pool__nudge(); SCXPOL_STAT_WATCH_KICK, SCXPOL_STAT_WATCH_RESCUE).
  * Enqueueing wakes a CPU it finds in the kernel's idle mask, which can be
  * stale: a CPU whose ops.dispatch has just found nothing is not marked idle
  * yet (the race scx_bpf_pick_idle_cpu()'s kernel doc warns of), and a CPU

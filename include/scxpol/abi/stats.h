@@ -45,7 +45,8 @@
 	X(WATCH_KICK, watch_kick, "kicks", "the pool watch woke an idle CPU for a queue left waiting") \
 	X(PENDING_REPAIR, pending_repair, "repairs", "the pool watch found a task a queue's count missed") \
 	X(STEAL_IDLE, steal_idle, "tasks", "select_cpu placed a task where a steal would have run it") \
-	X(HINT_STALE, hint_stale, "hints", "a hint ignored: set for an earlier task with the same id")
+	X(HINT_STALE, hint_stale, "hints", "a hint ignored: set for an earlier task with the same id") \
+	X(WATCH_RESCUE, watch_rescue, "kicks", "the pool watch woke an idle CPU for a task stranded in its pool")
 
 /* One enumerator of SCXPOL_STAT_TABLE, for the enum below. */
 #define SCXPOL_STAT_ENUM_(id, name, unit, desc) SCXPOL_STAT_##id,

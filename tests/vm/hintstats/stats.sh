@@ -15,7 +15,7 @@ start_hintpol
 
 out=$("$STAT" --policy hintpol --request '{"req":"list"}')
 expect_eq "list errno" "$(jq -r .errno <<<"$out")" 0
-names="enqueue direct dispatch_pool dispatch_shared dispatch_steal dispatch_borrow dispatch_none borrow_idle reclaim hint_hit hint_miss hint_reject busy_poll_demote pool_commit pool_reject important dispatch_pinned kthread_local watch_kick pending_repair steal_idle hint_stale importance_sum class_placed"
+names="enqueue direct dispatch_pool dispatch_shared dispatch_steal dispatch_borrow dispatch_none borrow_idle reclaim hint_hit hint_miss hint_reject busy_poll_demote pool_commit pool_reject important dispatch_pinned kthread_local watch_kick pending_repair steal_idle hint_stale watch_rescue importance_sum class_placed"
 expect_eq "counters listed" "$(jq -r '.resp.counters | join(" ")' <<<"$out")" "$names"
 expect_eq "requests listed" "$(jq -r '.resp.requests | join(" ")' <<<"$out")" "list stats stats_meta"
 
