@@ -80,14 +80,6 @@ static __always_inline void scxpol_pool_enable(struct task_struct *p)
 
 /* --- a task's pool and its vtime ---------------------------------------- */
 
-/*
- * How far ahead of its pool's clock a task is queued at most, in slices of
- * its weighted charge (scxpol_pool_assign()).
- */
-#ifndef SCXPOL_POOL_MAX_LEAD_SLICES
-#define SCXPOL_POOL_MAX_LEAD_SLICES 2
-#endif
-
 /* The key of @pool's clock in scxpol_pool_clock (any non-pool: the shared clock's). */
 static __always_inline u32 scxpol_pool__clock_key(s32 pool)
 {
@@ -114,7 +106,7 @@ scxpol_pool__assign(const struct scxpol_pool_view *v, struct task_struct *p,
 	if (!c || c->rule == SCXPOL_VTIME_ALG1_NOW)
 		return c;
 	now = scxpol_vclock_read(c);
-	lead = scxpol_vtime_scale(slice, p->scx.weight) * SCXPOL_POOL_MAX_LEAD_SLICES;
+	lead = scxpol_vtime_max_lead(slice, p->scx.weight);
 	if (from != to) {
 		oc = bpf_map_lookup_elem(&scxpol_pool_clock, &from);
 		if (!oc)
@@ -147,11 +139,8 @@ scxpol_pool__assign(const struct scxpol_pool_view *v, struct task_struct *p,
  * new pool until that clock caught up, longer than the watchdog allows. So
  * it keeps its lag, not its vtime: as far behind the new clock as it was
  * behind the old one (at most @slice: the wakeup floor), as far ahead as it
- * was ahead. And in any pool its lead is bounded: at most
- * SCXPOL_POOL_MAX_LEAD_SLICES of its weighted slice charge ahead of the
- * clock (a task kept running alone for many slices, which the clock does
- * not follow, would otherwise wait for all of them), so a queued task
- * reaches the head of its queue within a bounded time.
+ * was ahead. And in any pool its lead is bounded (scxpol_vtime_max_lead()),
+ * so a queued task reaches the head of its queue within a bounded time.
  */
 static __always_inline void scxpol_pool_assign(const struct scxpol_pool_view *v,
 					       struct task_struct *p, struct scxpol_task_ctx *t,

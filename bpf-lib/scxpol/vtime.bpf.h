@@ -11,7 +11,7 @@
  * bounded boost for having slept), and a task that is re-enqueued without
  * having slept (preempted, yielded, slice expired) is put no earlier than the
  * clock. A task ahead of the clock keeps its lead across sleeps, so short
- * sleeps do not wash away a penalty.
+ * sleeps do not wash away a penalty, up to a bound (scxpol_vtime_max_lead()).
  *
  * Rules (struct scxpol_vclock.rule):
  *  SCXPOL_VTIME_FAIR  the weighted charge above.
@@ -103,6 +103,24 @@ static __always_inline u64 scxpol_vtime_scale(u64 runtime_ns, u32 weight)
 	return runtime_ns * 100 / (weight ? weight : 100);
 }
 
+/* How far ahead of its clock a task is queued at most, in stints of its slice (scxpol_vtime_max_lead()). */
+#ifndef SCXPOL_VTIME_MAX_LEAD_SLICES
+#define SCXPOL_VTIME_MAX_LEAD_SLICES 2
+#endif
+
+/*
+ * The furthest ahead of its clock a task of @weight given @slice (its own:
+ * scxpol_vtime_slice()) is queued: SCXPOL_VTIME_MAX_LEAD_SLICES stints'
+ * charge. A task that ran alone for many slices (the clock follows only
+ * tasks that start) or a light task's short runs, each charged up to 100
+ * times, would otherwise carry a lead that N busy tasks per CPU take N
+ * times as long to catch up with: past the kernel's watchdog timeout.
+ */
+static __always_inline u64 scxpol_vtime_max_lead(u64 slice, u32 weight)
+{
+	return scxpol_vtime_scale(slice, weight) * SCXPOL_VTIME_MAX_LEAD_SLICES;
+}
+
 /* The clock's current value (vtime, ns scaled by weight). */
 static __always_inline u64 scxpol_vclock_read(const struct scxpol_vclock *c)
 {
@@ -178,6 +196,10 @@ static __always_inline u64 scxpol_vtime_enqueue_ctx(struct scxpol_vclock *c, str
 	floor = (enq_flags & SCXPOL_ENQ_WAKEUP) ? now - slice : now;
 	if (c->rule != SCXPOL_VTIME_ALG1_NOW && scxpol_time_before(vtime, floor))
 		vtime = floor;
+	/* ALG1's growth is its demotion of busy pollers: left unbounded */
+	if (c->rule == SCXPOL_VTIME_FAIR &&
+	    scxpol_time_before(now + scxpol_vtime_max_lead(slice, p->scx.weight), vtime))
+		vtime = now + scxpol_vtime_max_lead(slice, p->scx.weight);
 	scxpol_task_set_vtime(p, vtime);
 	if (enq_flags & SCXPOL_ENQ_HEAD)
 		return vtime - SCXPOL_VTIME_HEAD_LAG;

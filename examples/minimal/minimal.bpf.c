@@ -6,6 +6,8 @@
  * the time it runs divided by its weight, so every task gets CPU time in
  * proportion to its weight; a task that slept comes back at most one slice
  * behind the others, which lets interactive tasks run soon after waking.
+ * A light task (below nice 0) runs shorter turns and is queued at most two
+ * of them ahead of the others, so even nice 19 waits a bounded time.
  * A waking task that finds an idle CPU goes straight to it.
  *
  * It is also the reference the benchmarks compare richer policies against.
@@ -28,15 +30,16 @@ s32 SCXPOL_OPS(minimal_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 	s32 cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
 
 	if (idle)
-		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+		scxpol_dsq_insert(p, SCX_DSQ_LOCAL, scxpol_vtime_slice(slice_ns, p->scx.weight), 0);
 	return cpu;
 }
 
 void SCXPOL_OPS(minimal_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	u64 vtime = scxpol_vtime_enqueue(&vclock, p, enq_flags, slice_ns);
+	u64 slice = scxpol_vtime_slice(slice_ns, p->scx.weight);
+	u64 vtime = scxpol_vtime_enqueue(&vclock, p, enq_flags, slice);
 
-	scxpol_dsq_insert_vtime(p, SCXPOL_DSQ_SHARED, slice_ns, vtime, enq_flags);
+	scxpol_dsq_insert_vtime(p, SCXPOL_DSQ_SHARED, slice, vtime, enq_flags);
 }
 
 void SCXPOL_OPS(minimal_dispatch, s32 cpu, struct task_struct *prev)

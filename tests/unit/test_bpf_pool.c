@@ -1259,20 +1259,20 @@ static void test_lead_is_bounded(void **state)
 	scxpol_task_ctx(p)->pool = 0;
 	p->scx.dsq_vtime = 5000 * MS;
 	enqueue(p, 0, 0);
-	assert_int_equal(p->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * SLICE);
+	assert_int_equal(p->scx.dsq_vtime, SCXPOL_VTIME_MAX_LEAD_SLICES * SLICE);
 	light->scx.weight = 50;
 	assert_int_equal(scxpol_vtime_slice(SLICE, 50), SLICE / 2);
 	scxpol_task_ctx(light)->pool = 0;
 	light->scx.dsq_vtime = 5000 * MS;
 	enqueue(light, 0, 0);
-	assert_int_equal(light->scx.dsq_vtime, SCXPOL_POOL_MAX_LEAD_SLICES * SLICE);
+	assert_int_equal(light->scx.dsq_vtime, SCXPOL_VTIME_MAX_LEAD_SLICES * SLICE);
 	nice19->scx.weight = 1;
 	assert_int_equal(scxpol_vtime_slice(SLICE, 1), SLICE / SCXPOL_VTIME_SLICE_DIV);
 	scxpol_task_ctx(nice19)->pool = 0;
 	nice19->scx.dsq_vtime = 5000 * MS;
 	enqueue(nice19, 0, 0);
 	assert_int_equal(nice19->scx.dsq_vtime,
-			 SCXPOL_POOL_MAX_LEAD_SLICES * SLICE * 100 / SCXPOL_VTIME_SLICE_DIV);
+			 SCXPOL_VTIME_MAX_LEAD_SLICES * SLICE * 100 / SCXPOL_VTIME_SLICE_DIV);
 	assert_int_equal(scxpol_vtime_slice(SLICE, 100), SLICE);
 	assert_int_equal(scxpol_vtime_slice(SLICE, 10000), SLICE);
 }

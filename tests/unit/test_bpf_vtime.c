@@ -108,21 +108,21 @@ static void test_head_goes_first(void **state)
 	new_task(&p, 1);
 	new_task(&q, 2);
 	clk.now = 100 * MS;
-	p.scx.dsq_vtime = 500 * MS;
-	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS), 500 * MS);
+	p.scx.dsq_vtime = 108 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS), 108 * MS);
 	head = scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP | SCX_ENQ_HEAD, 5 * MS);
 	/* ahead of a task at the lag floor */
 	assert_true(scxpol_time_before(head, 95 * MS));
-	assert_int_equal(p.scx.dsq_vtime, 500 * MS);
+	assert_int_equal(p.scx.dsq_vtime, 108 * MS);
 	q.scx.dsq_vtime = 0;
 	qhead = scxpol_vtime_enqueue(&clk, &q, SCX_ENQ_HEAD, 5 * MS);
-	/* q (at the floor, 100) before p (500) */
+	/* q (at the floor, 100) before p (108) */
 	assert_true(scxpol_time_before(qhead, head));
 	/* the kernel's insert stores the head vtime; running gives p its own back */
 	p.scx.dsq_vtime = head;
 	run_for(&p, 10, true);
-	assert_int_equal(p.scx.dsq_vtime, 510 * MS);
-	assert_int_equal(clk.now, 500 * MS);
+	assert_int_equal(p.scx.dsq_vtime, 118 * MS);
+	assert_int_equal(clk.now, 108 * MS);
 	/* a task not at the head is left alone */
 	q.scx.dsq_vtime = 90 * MS;
 	scxpol_vtime_running(&clk, &q);
@@ -138,13 +138,42 @@ static void test_lead_survives_sleep(void **state)
 	new_task(&p, 1);
 	t = scxpol_task_ctx(&p);
 	clk.now = 100 * MS;
-	p.scx.dsq_vtime = 130 * MS;
+	p.scx.dsq_vtime = 107 * MS;
 	scxpol_vtime_quiescent_ctx(t, SCX_DEQ_SLEEP);
-	assert_int_equal(scxpol_vtime_enqueue_ctx(&clk, &p, t, SCX_ENQ_WAKEUP, 5 * MS), 130 * MS);
+	assert_int_equal(scxpol_vtime_enqueue_ctx(&clk, &p, t, SCX_ENQ_WAKEUP, 5 * MS), 107 * MS);
 	assert_int_equal(t->nr_sleeps, 1);
 	/* a dequeue that is not a sleep is not counted */
 	scxpol_vtime_quiescent(&p, 0);
 	assert_int_equal(t->nr_sleeps, 1);
+}
+
+/*
+ * A lead survives only up to SCXPOL_VTIME_MAX_LEAD_SLICES stints of the
+ * task's slice as charged at its weight: a nice-19 kernel thread whose
+ * short runs were each charged 100 times waits a bounded time, not until
+ * dozens of busy tasks per CPU have caught up with it. ALG1's growth is
+ * left alone.
+ */
+static void test_lead_is_capped(void **state)
+{
+	struct task_struct p, light;
+	u64 slice = scxpol_vtime_slice(5 * MS, 1);
+
+	(void)state;
+	new_task(&p, 1);
+	new_task(&light, 2);
+	clk.now = 100 * MS;
+	p.scx.dsq_vtime = 500 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS),
+			 100 * MS + SCXPOL_VTIME_MAX_LEAD_SLICES * 5 * MS);
+	light.scx.weight = 1;
+	assert_int_equal(slice, 5 * MS / SCXPOL_VTIME_SLICE_DIV);
+	light.scx.dsq_vtime = 5000 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &light, 0, slice),
+			 100 * MS + SCXPOL_VTIME_MAX_LEAD_SLICES * slice * 100);
+	clk.rule = SCXPOL_VTIME_ALG1;
+	p.scx.dsq_vtime = 500 * MS;
+	assert_int_equal(scxpol_vtime_enqueue(&clk, &p, SCX_ENQ_WAKEUP, 5 * MS), 500 * MS);
 }
 
 static void test_clock_only_moves_forward(void **state)
@@ -382,6 +411,7 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_head_goes_first, setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_lead_survives_sleep, setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_lead_is_capped, setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_clock_only_moves_forward, setup,
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_alg1_sleepy_worker_overtakes_poller, setup,
