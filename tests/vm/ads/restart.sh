@@ -5,10 +5,13 @@
 # rules come from the new command line (a process no rule names is bg,
 # until a loader started with a comm rule for it makes it lc), and no task
 # is left outside sched_ext: after an orderly stop and after SIGKILL of
-# the loader. (Three loads of ads while spinners hold the guest's CPUs:
-# each takes tens of seconds in the emulated guest.)
+# the loader. Three loads of ads while spinners hold the guest's CPUs:
+# the loader runs at nice -10, as a deployment would run it, or each
+# load and unload takes a minute of the emulated guest's time with the
+# spinners (between two schedulers, all in the fair class) beside it.
 # time limit: 600 s
 . "$(dirname "$0")/common.inc"
+ADS_NICE=-10
 start_ads --lc-cpus 2 --no-resize
 assert_attached ads
 # x and w class 1 by hint only (no rule names them) fill the lc CPUs; y
