@@ -135,14 +135,13 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	R.r = calloc(1, sizeof(*R.r));
 	R.st = calloc(o->trace->nr_inv, sizeof(*R.st));
 	R.flight = calloc(o->trace->nr_inv, sizeof(*R.flight));
-	R.rm = calloc(o->trace->nr_inv, sizeof(*R.rm));
 	R.pend = calloc(o->trace->nr_inv, sizeof(*R.pend));
 	R.held = calloc(o->trace->nr_inv, sizeof(*R.held));
 	/* (at the end, out of memory would leave the core reuse unknown) */
 	R.last = calloc(o->trace->nr_funcs ? o->trace->nr_funcs : 1, sizeof(*R.last));
 	if (R.r)
 		R.r->res = calloc(o->trace->nr_inv, sizeof(*R.r->res));
-	if (!R.r || !R.r->res || !R.st || !R.flight || !R.rm || !R.pend || !R.held || !R.last) {
+	if (!R.r || !R.r->res || !R.st || !R.flight || !R.pend || !R.held || !R.last) {
 		r = replay_fail(&R, ENOMEM, "out of memory for %llu invocations",
 				(unsigned long long)o->trace->nr_inv);
 		goto out;
@@ -188,7 +187,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	getrusage(RUSAGE_CHILDREN, &kids0);
 
 	/* prewarm the first bodies before time 0, as later ones are before their arrival */
-	while (!r && replay_background(&R, 0, &r))
+	while (!r && replay_prepare_next(&R, 0, &r))
 		;
 	if (r) {
 		replay_abort_all(&R);
@@ -212,7 +211,7 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 			r = replay_reap(&R, now);
 		if (!r)
 			r = replay_release_held(&R);
-		if (!r && replay_background(&R, now, &r))
+		if (!r && replay_prepare_next(&R, now, &r))
 			wake = now; /* there may be more: look again at once */
 		if (r)
 			break;
@@ -246,8 +245,8 @@ int faas_replay_run(const struct faas_replay_opts *o, struct faas_replay **out, 
 	r = faas_cpu_stat_read(stat_path, &s1, err, errlen);
 	getrusage(RUSAGE_SELF, &self1);
 	getrusage(RUSAGE_CHILDREN, &kids1);
-	while (!r && R.nr_rm)
-		replay_background(&R, 0, &r); /* the cgroups left to remove */
+	if (!r)
+		r = replay_remove_cgroups(&R);
 	if (r) {
 		replay_abort_all(&R); /* the cgroups not removed yet */
 		goto out;
@@ -271,7 +270,6 @@ out:
 	faas_iat_free(R.iat);
 	free(R.st);
 	free(R.flight);
-	free(R.rm);
 	free(R.pend);
 	free(R.held);
 	free(R.last);

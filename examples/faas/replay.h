@@ -29,8 +29,8 @@
  *      that switches only SCHED_EXT tasks (faas --switch partial).
  * On completion (its report read) the domain is released; once its process
  * is reaped (so its exit, too, ran in its domain) sink->clear(cgroup id) is
- * called if assign was, it counts as completed, and its cgroup is removed
- * when the replay has nothing more urgent to do (arrivals come first). Any failure (a body that crashed or failed, a sink error, a
+ * called if assign was and it counts as completed. The cgroups are removed
+ * when every invocation has completed (replay_inv.c says why). Any failure (a body that crashed or failed, a sink error, a
  * cgroup that cannot be created) stops the replay: remaining bodies are
  * killed, their cgroups removed, and faas_replay_run() fails. A replay that
  * returns 0 completed every invocation.

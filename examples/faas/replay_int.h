@@ -46,8 +46,6 @@ struct run {
 	size_t nr_flight;
 	uint64_t next;	     /* next invocation to start */
 	uint64_t next_prep;  /* ... to prepare: [next, next_prep) wait for go */
-	uint64_t *rm;	     /* reaped invocations whose cgroup is still there */
-	size_t nr_rm;
 	uint64_t *pend;	     /* arrived, waiting for their bodies to fall asleep */
 	size_t nr_pend;
 	uint64_t *held;	     /* FAAS_OVERFLOW_HOLD: arrived, no domain yet, by arrival */
@@ -67,6 +65,7 @@ int replay_release_held(struct run *R);
 int replay_release_pending(struct run *R, uint64_t now);
 int replay_reap(struct run *R, uint64_t now);
 void replay_abort_all(struct run *R);
-int replay_background(struct run *R, uint64_t now, int *r);
+int replay_prepare_next(struct run *R, uint64_t now, int *r);
+int replay_remove_cgroups(struct run *R);
 
 #endif

@@ -359,8 +359,6 @@ int replay_reap(struct run *R, uint64_t now)
 		r = unhint(R, id);
 		if (r)
 			return r;
-		if (st->cgroup)
-			R->rm[R->nr_rm++] = id; /* removed when the replay has time */
 		R->r->res[id].done = true;
 		R->r->completed++;
 		R->flight[i] = R->flight[--R->nr_flight];
@@ -400,31 +398,43 @@ void replay_abort_all(struct run *R)
 		}
 	}
 	R->nr_flight = 0;
-	R->nr_rm = 0;
 }
 
 /*
- * Work that can wait for a quiet moment, one piece per call so arrivals
- * are not delayed by more than one: prepare the next body, or remove a
- * finished invocation's cgroup. Returns 1 if it did something.
+ * Prepare the next body if it is due (replay.h, step 1): one per call, so
+ * that arrivals wait for no more than one. Returns 1 if it prepared one.
  */
-int replay_background(struct run *R, uint64_t now, int *r)
+int replay_prepare_next(struct run *R, uint64_t now, int *r)
 {
-	char path[4096];
-	uint64_t id;
-
 	if (R->next_prep < R->r->nr && R->next_prep - R->next < PREPARE_MAX &&
 	    R->r->res[R->next_prep].arrival_ns <= now + PREPARE_AHEAD_NS) {
 		*r = prepare(R, R->next_prep);
 		return 1;
 	}
-	if (R->nr_rm) {
-		id = R->rm[--R->nr_rm];
+	return 0;
+}
+
+/*
+ * Remove the finished invocations' cgroups, once every invocation has
+ * finished. Not during the replay: a removal hands work to kworkers that
+ * hold cgroup_mutex (css_killed_work_fn, css_release_work_fn,
+ * cgroup_bpf_release), and a kworker preempted by the bodies there stalls
+ * the control plane's next cgroup mkdir or fork into a cgroup for seconds.
+ */
+int replay_remove_cgroups(struct run *R)
+{
+	char path[4096];
+	uint64_t id;
+	int r;
+
+	for (id = 0; id < R->r->nr; id++) {
+		if (!R->st[id].cgroup)
+			continue;
 		cgroup_path(R, id, path, sizeof(path));
-		*r = faas_cgroup_remove(path, R->err, R->errlen);
-		if (!*r)
-			R->st[id].cgroup = false;
-		return 1;
+		r = faas_cgroup_remove(path, R->err, R->errlen);
+		if (r)
+			return r;
+		R->st[id].cgroup = false;
 	}
 	return 0;
 }

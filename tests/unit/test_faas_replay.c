@@ -136,6 +136,7 @@ struct recorder {
 	int n_assign, n_clear;
 	uint64_t cgid[16], cleared[16], when[16];
 	int domain[16], procs[16];
+	int gone; /* at a clear, cgroups of earlier clears that were gone already */
 	long inv; /* the invocation kill_assign killed, or the one a failing assign or clear got */
 	volatile sig_atomic_t *stop; /* kill_assign sets it too: a Ctrl-C */
 };
@@ -208,6 +209,8 @@ static int rec_clear(void *ctx, uint64_t cgid)
 	assert_true(r->n_clear < 16);
 	if (r->clear_fail && !r->n_clear)
 		r->inv = inv_of(r->root, cgid);
+	for (int k = 0; k < r->n_clear; k++)
+		r->gone += inv_of(r->root, r->cleared[k]) < 0;
 	r->cleared[r->n_clear++] = cgid;
 	return -r->clear_fail;
 }
@@ -247,6 +250,8 @@ static void test_replay_cgroups_and_sink(void **state)
 	assert_int_equal(faas_replay_run(&o, &r, err, sizeof(err)), 0);
 	assert_no_children();
 	assert_int_equal(r->completed, 8);
+	/* no cgroup was removed while the replay ran (replay_remove_cgroups()) */
+	assert_int_equal(rec.gone, 0);
 	/* the replay created the root, so it removed it with its cgroups */
 	assert_int_equal(stat(root, &st), -1);
 
