@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from .table import fmt, nearest_rank, print_table, ratio, spread
+from .table import fmt, nearest_rank, print_table, ratio, spread, write_results
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -220,13 +220,9 @@ def report_faas(a, stamp, kname, plan, per_run, rawdir, outdir):
         'cdf': {t: {p: faas_cdf(rawdir, a.runs, p, t) for p in names} for t in traces},
         'per_run': per_run, 'raw': rawdir,
     }
-    path = os.path.join(outdir, '%s-%s.json' % (a.mode, stamp))
-    svg = os.path.join(outdir, '%s-%s.svg' % (a.mode, stamp))
-    result['plot'] = svg
-    with open(path, 'w') as f:
-        json.dump(result, f, indent=1)
-        f.write('\n')
-    print('results: ' + path)
+    result['plot'] = os.path.join(outdir, '%s-%s.svg' % (a.mode, stamp))
+    path = write_results(outdir, a.mode, stamp, result)
+    svg = result['plot']
     r = subprocess.run([os.path.join(TOP, 'bench', 'faas-plot'), path, svg])
     if r.returncode:
         raise ValueError('bench/faas-plot %s %s failed (exit %d)' % (path, svg, r.returncode))

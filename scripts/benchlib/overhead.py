@@ -4,7 +4,7 @@ verifier's work per program."""
 import json
 import os
 
-from .table import fmt, ratio, spread
+from .table import fmt, ratio, spread, write_results
 
 
 # overhead: the hardening issue's goal
@@ -151,11 +151,7 @@ def report_overhead(a, stamp, kname, plan, per_run, rawdir, outdir):
         'goal': goal,
         'per_run': per_run, 'raw': rawdir,
     }
-    path = os.path.join(outdir, '%s-%s.json' % (a.mode, stamp))
-    with open(path, 'w') as f:
-        json.dump(result, f, indent=1)
-        f.write('\n')
-    print('results: ' + path)
+    path = write_results(outdir, a.mode, stamp, result)
     line = {k: result[k] for k in ('mode', 'runs', 'duration_s', 'kernel', 'cpus', 'icount',
                                    'policies')}
     line['ratios'] = {'vs_' + base: {p: {cb: None if v['median'] is None else round(v['median'], 4)

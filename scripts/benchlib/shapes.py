@@ -6,7 +6,7 @@ import json
 import os
 import statistics
 
-from .table import fmt, print_table, ratio, spread
+from .table import fmt, print_table, ratio, spread, write_results
 
 
 # (key, column title, lower is better); the first are in the table
@@ -239,11 +239,7 @@ def report_shapes(a, stamp, kname, names, shapes, per_run, rawdir, outdir):
         'kernel': kname, 'cpus': a.cpus, 'icount': a.icount, 'mttcg': a.mttcg,
         'policies': names, 'shapes': res, 'per_run': per_run, 'raw': rawdir,
     }
-    path = os.path.join(outdir, '%s-%s.json' % (a.mode, stamp))
-    with open(path, 'w') as f:
-        json.dump(result, f, indent=1)
-        f.write('\n')
-    print('results: ' + path)
+    path = write_results(outdir, a.mode, stamp, result)
     line = {k: result[k] for k in ('mode', 'runs', 'duration_s', 'kernel', 'cpus', 'icount',
                                    'mttcg', 'policies')}
     line['ratios'] = {sh: {b: {p: {k: None if v[k]['median'] is None else round(v[k]['median'], 4)

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-"""Statistics and table printing shared by the reports of scripts/bench."""
+"""Statistics, table printing and the results file shared by the reports of
+scripts/bench."""
+import json
+import os
 import statistics
 
 
@@ -45,3 +48,13 @@ def nearest_rank(v, pct):
     """The ceil(pct/100 * n)-th smallest of sorted @v (faas-replay's rule)."""
     rank = -(-len(v) * pct // 100)
     return v[max(int(rank), 1) - 1]
+
+
+def write_results(outdir, mode, stamp, result):
+    """Write @result to OUT/MODE-STAMP.json, say where, and return the path."""
+    path = os.path.join(outdir, '%s-%s.json' % (mode, stamp))
+    with open(path, 'w') as f:
+        json.dump(result, f, indent=1)
+        f.write('\n')
+    print('results: ' + path)
+    return path
